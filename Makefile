@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# Reclaimable kernel stacks: build, boot and test harness.
+# Variables: ARCH (x86_64), CONFIG (base, debug), BUILD (./build).
+# Everything generated goes under $(BUILD), which git ignores.
+
+S := scripts
+
+.PHONY: help deps source kernel initramfs boot check demo tree export clean
+
+help:
+	@sed -n 's/^## //p' README.md
+
+deps:
+	$(S)/deps.sh
+
+source: deps
+	$(S)/source.sh
+
+kernel: source
+	$(S)/kernel.sh
+
+initramfs: source
+	$(S)/initramfs.sh
+
+# Interactive guest shell on the serial console (exit with Ctrl-A x).
+boot: kernel initramfs
+	$(S)/boot.sh shell shell
+
+check:
+	$(S)/check.sh
+
+demo: kernel initramfs
+	$(S)/demo.sh
+
+tree: deps
+	$(S)/tree.sh
+
+export:
+	$(S)/export.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# boot.sh TAG TESTS [ARGS]: boot the ($ARCH, $CONFIG) kernel under QEMU (TCG)
+# running TESTS ("all", "a,b", or "shell" for an interactive guest), keep
+# the console in $LOGS/TAG.log and print its parsed results.
+. "$(dirname "$0")/lib.sh"
+
+tag=$1 tests=$2 args=${3:-}
+mem=${GUEST_MEM:-2048}
+timeout=${BOOT_TIMEOUT:-900}
+kernel=$KOUT/$KIMAGE
+initrd=$BUILD/$ARCH-initramfs/initramfs.cpio
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
+[ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
+mkdir -p "$LOGS"
+
+# Two NUMA nodes, one CPU each, so node-aware code paths are exercised.
+half=$((mem / 2))
+numa="-object memory-backend-ram,id=m0,size=${half}M -numa node,nodeid=0,cpus=0,memdev=m0
+      -object memory-backend-ram,id=m1,size=${half}M -numa node,nodeid=1,cpus=1,memdev=m1"
+cmdline="console=$QEMU_CONSOLE panic_on_warn=1 hung_task_panic=1 softlockup_panic=1
+	 panic=-1 sysctl.kernel.hung_task_timeout_secs=60 rk.tests=$tests
+	 ${args:+rk.args=$args} ${KERNEL_ARGS:-}"
+qemu=($QEMU $QEMU_MACHINE -smp 2,sockets=2 -m "$mem" $numa -kernel "$kernel"
+      -initrd "$initrd" -append "$(echo $cmdline)" -nographic -no-reboot
+      $QEMU_PANIC_DEV -action panic=exit-failure)
+
+if [ "$tests" = shell ]; then
+	exec "${qemu[@]}"
+fi
+
+log "booting $ARCH-$CONFIG: $tests (console: $LOGS/$tag.log)"
+rc=0
+timeout --foreground -k 10 "$timeout" "${qemu[@]}" < /dev/null \
+	> "$LOGS/$tag.log" 2>&1 || rc=$?
+[ $rc -eq 124 ] && echo "@@RK-TIMEOUT after ${timeout}s" >> "$LOGS/$tag.log"
+"$TOP/scripts/results.sh" "$tag" "$LOGS/$tag.log" "$rc"

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the guest initramfs: busybox-static, /init, and every tests/*.c
+# compiled statically against the unpacked tree's uapi headers and its
+# kselftest harness.
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/$ARCH-initramfs
+root=$out/root
+mkdir -p "$out"
+
+if [ ! -f "$HDR/.stamp" ] || [ "$SRC/.series-stamp" -nt "$HDR/.stamp" ]; then
+	log "installing uapi headers for $ARCH"
+	make -C "$SRC" O="$HDR/obj" ARCH="$KARCH" INSTALL_HDR_PATH="$HDR" \
+		headers_install >/dev/null
+	touch "$HDR/.stamp"
+fi
+
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,tests,etc}
+cp "$BUSYBOX" "$root/bin/busybox"
+for t in sh mount umount mkdir cat echo grep sed awk sleep poweroff sync \
+	 ls dmesg head tail wc cut tr seq date uname true false test ps kill; do
+	ln -s busybox "$root/bin/$t"
+done
+install -m 755 "$TOP/guest/init" "$root/init"
+
+selftests=$SRC/tools/testing/selftests
+for c in "$TOP"/tests/*.c; do
+	name=$(basename "$c" .c)
+	bin=$out/$name
+	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ] || [ "$HDR/.stamp" -nt "$bin" ] ||
+	   [ -n "$(find "$TOP/tests" -name '*.h' -newer "$bin")" ]; then
+		$TEST_CC -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
+			-isystem "$HDR/include" -I "$selftests" -I "$TOP/tests" \
+			-o "$bin" "$c" || die "test program $name failed to build"
+	fi
+	cp "$bin" "$root/tests/$name"
+done
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out/initramfs.cpio"
+echo "$out/initramfs.cpio"

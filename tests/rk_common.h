@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the in-guest tests: reading /proc counters and
+ * parking threads in a futex wait.
+ */
+#ifndef RK_COMMON_H
+#define RK_COMMON_H
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Value of "key" in a "key value" or "key: value kB" file, or -1. */
+static inline long rk_read_key(const char *path, const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long val = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, n) || (line[n] != ' ' && line[n] != ':'))
+			continue;
+		val = strtol(line + n + 1 + (line[n] == ':'), NULL, 10);
+		break;
+	}
+	fclose(f);
+	return val;
+}
+
+static inline long rk_kernel_stack_kb(void)
+{
+	return rk_read_key("/proc/meminfo", "KernelStack");
+}
+
+static inline long rk_vmstat(const char *key)
+{
+	return rk_read_key("/proc/vmstat", key);
+}
+
+static inline long rk_futex(int *uaddr, int op, int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+static inline void rk_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Poll until KernelStack is within slack_kb of want_kb; stacks of exited
+ * threads are freed after an RCU grace period, so give it a few seconds.
+ */
+static inline long rk_wait_kernel_stack(long want_kb, long slack_kb, int ms)
+{
+	long cur = rk_kernel_stack_kb();
+
+	for (; ms > 0 && labs(cur - want_kb) > slack_kb; ms -= 50) {
+		rk_sleep_ms(50);
+		cur = rk_kernel_stack_kb();
+	}
+	return cur;
+}
+
+#endif /* RK_COMMON_H */

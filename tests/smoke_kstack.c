@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Smoke test of the measuring harness itself: KernelStack and
+ * nr_kernel_stack agree, grow by one THREAD_SIZE per blocked thread, and
+ * return to their baseline once the threads have exited.
+ */
+#include "rk_common.h"
+#include "kselftest_harness.h"
+
+#define NR_THREADS	1000
+#define STACK_KB	16	/* THREAD_SIZE on x86_64 and arm64 (4K pages) */
+#define SLACK_KB	(2 * STACK_KB)
+
+static int futex_word;
+static int parked;
+
+static void *parker(void *arg)
+{
+	(void)arg;
+	__atomic_add_fetch(&parked, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&futex_word, __ATOMIC_SEQ_CST))
+		rk_futex(&futex_word, FUTEX_WAIT_PRIVATE, 0);
+	return (void *)1L;
+}
+
+TEST(counters_agree)
+{
+	long meminfo = rk_kernel_stack_kb();
+	long vmstat = rk_vmstat("nr_kernel_stack");
+
+	ASSERT_GT(meminfo, 0);
+	ASSERT_GT(vmstat, 0);
+	/* Two reads of a live counter: allow a fork in between. */
+	EXPECT_LE(labs(meminfo - vmstat), SLACK_KB);
+}
+
+TEST(futex_threads_account_their_stacks)
+{
+	static pthread_t tids[NR_THREADS];
+	pthread_attr_t attr;
+	long base, grown, after, per_thread_x10;
+	int i, joined = 0;
+
+	base = rk_kernel_stack_kb();
+	ASSERT_GT(base, 0);
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, 64 * 1024));
+	for (i = 0; i < NR_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&tids[i], &attr, parker, NULL));
+	while (__atomic_load_n(&parked, __ATOMIC_SEQ_CST) < NR_THREADS)
+		rk_sleep_ms(10);
+
+	grown = rk_kernel_stack_kb() - base;
+	per_thread_x10 = grown * 10 / NR_THREADS;
+	TH_LOG("baseline %ld kB, +%ld kB for %d threads (%ld.%ld kB each)",
+	       base, grown, NR_THREADS, per_thread_x10 / 10, per_thread_x10 % 10);
+	EXPECT_GE(grown, (long)NR_THREADS * STACK_KB - SLACK_KB);
+	EXPECT_LE(grown, (long)NR_THREADS * STACK_KB + SLACK_KB);
+	EXPECT_LE(labs(rk_kernel_stack_kb() - rk_vmstat("nr_kernel_stack")),
+		  SLACK_KB);
+
+	__atomic_store_n(&futex_word, 1, __ATOMIC_SEQ_CST);
+	rk_futex(&futex_word, FUTEX_WAKE_PRIVATE, INT_MAX);
+	for (i = 0; i < NR_THREADS; i++) {
+		void *ret = NULL;
+
+		ASSERT_EQ(0, pthread_join(tids[i], &ret));
+		joined += ret == (void *)1L;
+	}
+	EXPECT_EQ(NR_THREADS, joined);
+
+	after = rk_wait_kernel_stack(base, SLACK_KB, 10000);
+	TH_LOG("after exit %ld kB (baseline %ld kB)", after, base);
+	EXPECT_LE(labs(after - base), SLACK_KB);
+}
+
+TEST_HARNESS_MAIN
