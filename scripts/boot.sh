@@ -18,9 +18,9 @@ mkdir -p "$LOGS"
 half=$((mem / 2))
 numa="-object memory-backend-ram,id=m0,size=${half}M -numa node,nodeid=0,cpus=0,memdev=m0
       -object memory-backend-ram,id=m1,size=${half}M -numa node,nodeid=1,cpus=1,memdev=m1"
-cmdline="console=$QEMU_CONSOLE panic_on_warn=1 hung_task_panic=1 softlockup_panic=1
+cmdline="console=$QEMU_CONSOLE panic_on_warn=1 oops=panic hung_task_panic=1 softlockup_panic=1
 	 panic=-1 sysctl.kernel.hung_task_timeout_secs=60 rk.tests=$tests
-	 ${args:+rk.args=$args} ${KERNEL_ARGS:-}"
+	 ${args:+rk.args=$args} $CONFIG_ARGS ${KERNEL_ARGS:-}"
 qemu=($QEMU $QEMU_MACHINE -smp 2,sockets=2 -m "$mem" $numa -kernel "$kernel"
       -initrd "$initrd" -append "$(echo $cmdline)" -nographic -no-reboot
       $QEMU_PANIC_DEV -action panic=exit-failure)

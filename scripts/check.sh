@@ -6,13 +6,16 @@
 . "$(dirname "$0")/lib.sh"
 
 # arch:config:tests, space separated.
-matrix=${CHECK_MATRIX:-"x86_64:base:all"}
+# base: the series applied, feature built out (the "off" build);
+# rkstack: feature built in and switched on at boot.
+matrix=${CHECK_MATRIX:-"x86_64:base:smoke_kstack x86_64:rkstack:all"}
 t0=$(date +%s)
 mkdir -p "$LOGS"
 : > "$LOGS/results"
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/source.sh"
+"$TOP/scripts/checkpatch.sh" || true
 for entry in $matrix; do
 	IFS=: read -r a c tests <<< "$entry"
 	tag="check-$a-$c"

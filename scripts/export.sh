@@ -17,8 +17,4 @@ rm -f "$TOP"/patches/*.patch
 cp "$tmp"/*.patch "$TOP/patches/" 2>/dev/null || true
 cp "$tmp/series" "$TOP/patches/series"
 log "exported $(grep -c . "$TOP/patches/series" || true) patch(es)"
-for p in "$TOP"/patches/*.patch; do
-	[ -f "$p" ] || continue
-	(cd "$tree" && scripts/checkpatch.pl --strict --quiet "$p") ||
-		echo "warning: checkpatch --strict complains about ${p##*/}" >&2
-done
+"$TOP/scripts/checkpatch.sh" | grep -v "^PASS" >&2 || true

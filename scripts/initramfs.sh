@@ -31,7 +31,7 @@ for c in "$TOP"/tests/*.c; do
 	bin=$out/$name
 	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ] || [ "$HDR/.stamp" -nt "$bin" ] ||
 	   [ -n "$(find "$TOP/tests" -name '*.h' -newer "$bin")" ]; then
-		$TEST_CC -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
+		$TEST_CC -static -O2 -Wall -Wextra -Wno-unused-parameter -Wno-clobbered -Werror -pthread \
 			-isystem "$HDR/include" -I "$selftests" -I "$TOP/tests" \
 			-o "$bin" "$c" || die "test program $name failed to build"
 	fi

@@ -12,7 +12,7 @@ for f in $FRAGMENTS; do
 	frags+=("$TOP/configs/$f")
 done
 
-stamp=$(cat "${frags[@]}" "$SRC/.series-stamp" | sha256sum | cut -c1-16)
+stamp=$( { cat "${frags[@]}"; cat "$SRC/.series-stamp" 2>/dev/null || true; } | sha256sum | cut -c1-16)
 if [ "$(cat "$KOUT/.frag-stamp" 2>/dev/null)" != "$stamp" ]; then
 	log "configuring $ARCH-$CONFIG from: $FRAGMENTS"
 	kmake tinyconfig >/dev/null

@@ -19,8 +19,8 @@ SRC_PKG=linux-source-6.12
 SRC_VERSION_PINNED=6.12.118-1~deb12u1
 SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
-SRC=$BUILD/src/linux          # pristine + series applied
-KOUT=$BUILD/$ARCH-$CONFIG     # kernel build directory for (arch, config)
+SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another tree)
+KOUT=$BUILD/${KOUT_PREFIX:-}$ARCH-$CONFIG # kernel build directory for (arch, config)
 HDR=$BUILD/$ARCH-headers      # headers_install output for test programs
 LOGS=$BUILD/logs
 
@@ -49,12 +49,20 @@ esac
 case "$CONFIG" in
 base)	FRAGMENTS="base arch-$ARCH" ;;
 debug)	FRAGMENTS="base arch-$ARCH debug" ;;
-*)	die "unknown CONFIG '$CONFIG' (known: base debug)" ;;
+rkstack) FRAGMENTS="base arch-$ARCH rkstack" ;;
+rkdebug) FRAGMENTS="base arch-$ARCH debug rkstack" ;;
+*)	die "unknown CONFIG '$CONFIG' (known: base debug rkstack rkdebug)" ;;
 esac
 
 # Everything a build/boot needs from apt, by command or file it provides.
 APT_PKGS="$SRC_PKG $APT_ARCH_PKGS flex bison bc libelf-dev libssl-dev cpio
-	ccache xz-utils make gcc libc6-dev python3 rsync kmod dwarves"
+	ccache xz-utils make gcc libc6-dev python3 python3-ply rsync kmod dwarves git"
+
+# Kernel command line each config boots with.
+case "$CONFIG" in
+rk*)	CONFIG_ARGS="reclaimable_stacks=1" ;;
+*)	CONFIG_ARGS="" ;;
+esac
 
 src_version() { cat "$BUILD/src/VERSION" 2>/dev/null || echo unknown; }
 
@@ -70,6 +78,6 @@ kmake() {
 # version signature, fixed abbreviation.
 export_series() {
 	git -C "$BUILD/tree" format-patch -q --zero-commit --no-signature \
-		--no-stat --abbrev=12 -o "$1" pristine..HEAD
+		--abbrev=12 -o "$1" pristine..HEAD
 	(cd "$1" && ls -- *.patch 2>/dev/null || true) > "$1/series"
 }

@@ -26,7 +26,7 @@ log "creating $tree"
 mkdir -p "$tree"
 rsync -a --exclude=/.deb-version "$pristine/" "$tree/"
 git -C "$tree" init -q
-git -C "$tree" add -A
+git -C "$tree" add -A -f  # Debian's .gitignore ignores "/*"
 git -C "$tree" -c user.name=pristine -c user.email=pristine@localhost \
 	commit -q -m "$SRC_PKG $(src_version) pristine"
 git -C "$tree" tag pristine

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * For every annotated wait site: N threads block there, reclaim is forced,
+ * KernelStack must fall by at least two pages per thread with the vmstat
+ * counters agreeing, then every thread is woken by the site's own event
+ * and must get the right result. A wait that is not annotated, and
+ * SCHED_FIFO threads at an annotated one, must keep their stacks.
+ */
+#include "rk_sites.h"
+#include "kselftest_harness.h"
+#include <sched.h>
+#include <sys/stat.h>
+
+#define NR	1000
+#define PAGE_KB	4
+#define SLACK_KB 96
+
+#define SYSCTL	"/proc/sys/vm/reclaimable_stacks"
+
+struct measure {
+	long ks_base, ks_blocked, ks_reclaimed, pages, stacks;
+};
+
+/* Block NR threads at site, force reclaim, wake; fill *m. */
+static int run_site(struct __test_metadata *_metadata, const char *name,
+		    pthread_attr_t *attr, struct measure *m,
+		    int (*reclaim)(void))
+{
+	static struct rk_pop pop;
+	const struct rk_site *site = rk_site_by_name(name);
+	long pages0, stacks0;
+	int done;
+
+	if (!site)
+		return -1;
+	m->ks_base = rk_kernel_stack_kb();
+	if (rk_pop_start(&pop, site, NR, attr)) {
+		TH_LOG("%s: could not block %d threads", name, NR);
+		return -1;
+	}
+	m->ks_blocked = rk_kernel_stack_kb();
+	pages0 = rk_vmstat("stack_reclaim_pages");
+	stacks0 = rk_vmstat("stack_reclaim_stacks");
+	if (reclaim())
+		TH_LOG("%s: forcing reclaim failed", name);
+	m->ks_reclaimed = rk_kernel_stack_kb();
+	m->pages = rk_vmstat("stack_reclaim_pages") - pages0;
+	m->stacks = rk_vmstat("stack_reclaim_stacks") - stacks0;
+	done = rk_pop_finish(&pop);
+	TH_LOG("%-12s KernelStack %ld -> %ld kB blocked -> %ld kB reclaimed; "
+	       "%ld stacks, %ld pages; %d/%d threads did their work",
+	       name, m->ks_base, m->ks_blocked, m->ks_reclaimed, m->stacks,
+	       m->pages, done, NR);
+	return done;
+}
+
+static int reclaim_drop_caches(void)
+{
+	return rk_drop_caches(4);
+}
+
+static void expect_reclaimed(struct __test_metadata *_metadata,
+			     struct measure *m)
+{
+	long fell = m->ks_blocked - m->ks_reclaimed;
+
+	EXPECT_GE(m->pages, 2L * NR);
+	EXPECT_GE(m->stacks, (long)NR);
+	EXPECT_GE(fell, 2L * NR * PAGE_KB);
+	/* KernelStack and the counter describe the same pages. */
+	EXPECT_LE(labs(fell - m->pages * PAGE_KB), SLACK_KB);
+}
+
+static void expect_back_to_base(struct __test_metadata *_metadata,
+				struct measure *m)
+{
+	long after = rk_wait_kernel_stack(m->ks_base, SLACK_KB, 10000);
+
+	EXPECT_LE(labs(after - m->ks_base), SLACK_KB)
+		TH_LOG("KernelStack %ld kB after exit, baseline %ld kB",
+		       after, m->ks_base);
+}
+
+FIXTURE(site) {
+	struct measure m;
+};
+
+FIXTURE_VARIANT(site) {
+	const char *name;
+	bool reclaimable;
+};
+
+#define SITE(n, r) \
+	FIXTURE_VARIANT_ADD(site, n) { .name = #n, .reclaimable = r }
+SITE(futex, true);
+SITE(futex_waitv, true);
+SITE(epoll, true);
+SITE(poll, true);
+SITE(select, true);
+SITE(nanosleep, true);
+SITE(pipe, true);
+SITE(sigtimedwait, true);
+SITE(eventfd, false);	/* not annotated: must keep its stack */
+
+FIXTURE_SETUP(site)
+{
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+}
+
+FIXTURE_TEARDOWN(site)
+{
+}
+
+TEST_F_TIMEOUT(site, reclaim_then_wake, 300)
+{
+	ASSERT_EQ(NR, run_site(_metadata, variant->name, NULL, &self->m,
+			       reclaim_drop_caches));
+	if (variant->reclaimable)
+		expect_reclaimed(_metadata, &self->m);
+	else
+		EXPECT_LT(self->m.pages, NR / 10);
+	expect_back_to_base(_metadata, &self->m);
+}
+
+FIXTURE(pop) {
+	int unused;
+};
+
+FIXTURE_SETUP(pop)
+{
+}
+
+FIXTURE_TEARDOWN(pop)
+{
+}
+
+TEST_F_TIMEOUT(pop, sched_fifo_keeps_stack, 300)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct measure m;
+	pthread_attr_t attr;
+
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED));
+	ASSERT_EQ(0, pthread_attr_setschedpolicy(&attr, SCHED_FIFO));
+	ASSERT_EQ(0, pthread_attr_setschedparam(&attr, &sp));
+	ASSERT_EQ(NR, run_site(_metadata, "futex", &attr, &m,
+			       reclaim_drop_caches));
+	EXPECT_LT(m.pages, NR / 10);
+	expect_back_to_base(_metadata, &m);
+}
+
+static const char *rk_cgroup = "/sys/fs/cgroup/rk_reclaim";
+
+static int reclaim_memcg(void)
+{
+	char path[128];
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", rk_cgroup);
+	/* -EAGAIN when less than asked was reclaimed: expected here. */
+	for (int i = 0; i < 4; i++) {
+		int r = rk_write_file(path, "64M");
+
+		if (r && r != -EAGAIN)
+			err = r;
+	}
+	return err;
+}
+
+TEST_F_TIMEOUT(pop, memcg_memory_reclaim, 300)
+{
+	char procs[128], pid[32];
+	struct measure m;
+
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	mkdir(rk_cgroup, 0755);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", rk_cgroup);
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	ASSERT_EQ(0, rk_write_file(procs, pid));
+	/* Threads forked from here are charged to the cgroup. */
+	ASSERT_EQ(NR, run_site(_metadata, "futex", NULL, &m, reclaim_memcg));
+	expect_reclaimed(_metadata, &m);
+	ASSERT_EQ(0, rk_write_file("/sys/fs/cgroup/cgroup.procs", pid));
+	expect_back_to_base(_metadata, &m);
+	rmdir(rk_cgroup);
+}
+
+static int switch_off_after_reclaim(void)
+{
+	int err = reclaim_drop_caches();
+
+	return err ? err : rk_write_file(SYSCTL, "0");
+}
+
+TEST_F_TIMEOUT(pop, switch_off_with_stacks_reclaimed, 300)
+{
+	struct measure m;
+
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	ASSERT_EQ(NR, run_site(_metadata, "futex", NULL, &m,
+			       switch_off_after_reclaim));
+	expect_reclaimed(_metadata, &m);
+	EXPECT_EQ(0, rk_read_long(SYSCTL));
+	expect_back_to_base(_metadata, &m);
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+}
+
+TEST_F_TIMEOUT(pop, switched_off_reclaims_nothing, 300)
+{
+	struct measure m;
+
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "0"));
+	ASSERT_EQ(NR, run_site(_metadata, "futex", NULL, &m,
+			       reclaim_drop_caches));
+	EXPECT_EQ(0, m.pages);
+	expect_back_to_base(_metadata, &m);
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+}
+
+TEST(sysctl_rejects_bad_values)
+{
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	EXPECT_EQ(-EINVAL, rk_write_file(SYSCTL, "2"));
+	EXPECT_EQ(-EINVAL, rk_write_file(SYSCTL, "foo"));
+	EXPECT_EQ(1, rk_read_long(SYSCTL));
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "0"));
+	EXPECT_EQ(-EINVAL, rk_write_file(SYSCTL, "-1"));
+	EXPECT_EQ(0, rk_read_long(SYSCTL));
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+}
+
+TEST_HARNESS_MAIN
