@@ -11,6 +11,7 @@ mkdir -p "$LOGS"
 [ $# -gt 0 ] || set -- $(sed '/^#/d;/^$/d;s|^|'"$TOP"'/patches/|' "$TOP/patches/series")
 rc=0
 for p in "$@"; do
+	p=$(realpath "$p")
 	if out=$(cd "$pristine" && PATH=/usr/bin:$PATH \
 		 scripts/checkpatch.pl --strict --quiet "$p" 2>&1) && [ -z "$out" ]; then
 		echo "PASS checkpatch/${p##*/}"

@@ -78,6 +78,6 @@ kmake() {
 # version signature, fixed abbreviation.
 export_series() {
 	git -C "$BUILD/tree" format-patch -q --zero-commit --no-signature \
-		--abbrev=12 -o "$1" pristine..HEAD
+		--no-numbered --abbrev=12 -o "$1" pristine..HEAD
 	(cd "$1" && ls -- *.patch 2>/dev/null || true) > "$1/series"
 }

@@ -10,6 +10,7 @@
 #include "kselftest_harness.h"
 #include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #define NR	1000
 #define PAGE_KB	4
@@ -229,6 +230,71 @@ TEST(sysctl_rejects_bad_values)
 	EXPECT_EQ(-EINVAL, rk_write_file(SYSCTL, "-1"));
 	EXPECT_EQ(0, rk_read_long(SYSCTL));
 	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+}
+
+/*
+ * Job-control stop: a child's threads block in eventfd read (not
+ * annotated), SIGSTOP moves every one of them into do_signal_stop(),
+ * which is; SIGCONT sends them back to the read, which the parent then
+ * satisfies. Each thread exits 0 only if its read returned its token.
+ */
+static int stopped_child(int efd)
+{
+	static struct rk_pop pop;
+
+	if (rk_pop_start_fd(&pop, rk_site_by_name("eventfd"), NR, NULL, efd))
+		return 2;
+	for (int i = 0; i < NR; i++)
+		pthread_join(pop.threads[i], NULL);
+	return pop.done == NR && !pop.bad ? 0 : 1;
+}
+
+TEST_F_TIMEOUT(pop, job_control_stop, 300)
+{
+	long ks_base = rk_kernel_stack_kb(), ks_stopped, ks_reclaimed;
+	long pages0, pages;
+	int efd, status, i;
+	uint64_t v = NR;
+	pid_t child;
+
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	efd = eventfd(0, EFD_SEMAPHORE);
+	ASSERT_LE(0, efd);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(stopped_child(efd));
+	/* All NR threads plus the main one blocked in the child. */
+	for (i = 0; i < 1000 && rk_count_blocked_in(child) < NR + 1; i++)
+		rk_sleep_ms(20);
+	ASSERT_LE(NR + 1, rk_count_blocked_in(child));
+	pages0 = rk_vmstat("stack_reclaim_pages");
+	ASSERT_EQ(0, reclaim_drop_caches());
+	/* Not annotated yet: nothing may be reclaimed from the child. */
+	EXPECT_LT(rk_vmstat("stack_reclaim_pages") - pages0, NR / 10);
+
+	ASSERT_EQ(0, kill(child, SIGSTOP));
+	ASSERT_EQ(child, waitpid(child, &status, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(status));
+	rk_sleep_ms(200);	/* every thread reaches do_signal_stop() */
+	ks_stopped = rk_kernel_stack_kb();
+	pages0 = rk_vmstat("stack_reclaim_pages");
+	ASSERT_EQ(0, reclaim_drop_caches());
+	ks_reclaimed = rk_kernel_stack_kb();
+	pages = rk_vmstat("stack_reclaim_pages") - pages0;
+	TH_LOG("stopped child: KernelStack %ld -> %ld kB, %ld pages",
+	       ks_stopped, ks_reclaimed, pages);
+	EXPECT_GE(pages, 2L * NR);
+	EXPECT_GE(ks_stopped - ks_reclaimed, 2L * NR * PAGE_KB);
+
+	ASSERT_EQ(0, kill(child, SIGCONT));
+	ASSERT_EQ((ssize_t)sizeof(v), write(efd, &v, sizeof(v)));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(efd);
+	EXPECT_LE(labs(rk_wait_kernel_stack(ks_base, SLACK_KB, 10000) - ks_base),
+		  SLACK_KB);
 }
 
 TEST_HARNESS_MAIN

@@ -74,4 +74,21 @@ static inline long rk_wait_kernel_stack(long want_kb, long slack_kb, int ms)
 	return cur;
 }
 
+/* Value of "key=N" on the kernel command line, or def. */
+static inline long rk_cmdline_long(const char *key, long def)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/cmdline", "r");
+	char *p;
+
+	if (!f)
+		return def;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p)
+		return def;
+	p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : def;
+}
+
 #endif /* RK_COMMON_H */

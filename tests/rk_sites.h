@@ -320,10 +320,11 @@ static inline int rk_count_blocked(void)
 
 /*
  * Start nr threads blocked at site (the caller's thread is not one). The
- * attr lets a test pick the scheduling policy. 0 on success.
+ * attr lets a test pick the scheduling policy; shared_fd, if not -1, is
+ * the eventfd the select and eventfd sites wait on. 0 on success.
  */
-static inline int rk_pop_start(struct rk_pop *pop, const struct rk_site *site,
-			       int nr, pthread_attr_t *attr)
+static inline int rk_pop_start_fd(struct rk_pop *pop, const struct rk_site *site,
+				  int nr, pthread_attr_t *attr, int shared_fd)
 {
 	static void *args[RK_MAX_THREADS][2];
 	struct rlimit rl = { 4 * RK_MAX_THREADS + 64, 4 * RK_MAX_THREADS + 64 };
@@ -334,7 +335,7 @@ static inline int rk_pop_start(struct rk_pop *pop, const struct rk_site *site,
 	pop->nr = nr;
 	if (nr > RK_MAX_THREADS || setrlimit(RLIMIT_NOFILE, &rl))
 		return -1;
-	pop->shared_fd = eventfd(0, EFD_SEMAPHORE);
+	pop->shared_fd = shared_fd >= 0 ? shared_fd : eventfd(0, EFD_SEMAPHORE);
 	clock_gettime(CLOCK_MONOTONIC, &pop->deadline);
 	pop->deadline.tv_sec += 10;	/* after the reclaim, under TCG too */
 	sigemptyset(&set);
@@ -354,6 +355,12 @@ static inline int rk_pop_start(struct rk_pop *pop, const struct rk_site *site,
 	for (int tries = 0; rk_count_blocked() < nr && tries < 500; tries++)
 		rk_sleep_ms(20);
 	return rk_count_blocked() >= nr ? 0 : -1;
+}
+
+static inline int rk_pop_start(struct rk_pop *pop, const struct rk_site *site,
+			       int nr, pthread_attr_t *attr)
+{
+	return rk_pop_start_fd(pop, site, nr, attr, -1);
 }
 
 /* Wake everyone, join, close; returns the number that did their work. */
