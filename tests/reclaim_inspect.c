@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Look inside reclaimed and repopulated stacks through the debugfs file
+ * of CONFIG_RECLAIMABLE_STACK_DEBUG: a reclaimed page has no mapping, a
+ * repopulated one is mapped and reads as zero, the end-of-stack magic is
+ * restored, and the thread still does its work afterwards.
+ */
+#include "rk_sites.h"
+#include "kselftest_harness.h"
+
+#define NR	8
+#define INSPECT	"/sys/kernel/debug/reclaimable_stacks/inspect"
+#define STACK_RECLAIMED	5
+#define STACK_IN_USE	0
+
+struct info {
+	int tid, state, lru, sp_page, zero;
+	char present[16], mapped[16], magic[16];
+};
+
+static int inspect(pid_t tid, struct info *in)
+{
+	char buf[32];
+	FILE *f;
+	int n;
+
+	snprintf(buf, sizeof(buf), "%d\n", tid);
+	if (rk_write_file(INSPECT, buf))
+		return -1;
+	f = fopen(INSPECT, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "tid %d state %d lru %d present %15s mapped %15s "
+		   "sp_page %d zero_below_sp %d magic %15s", &in->tid,
+		   &in->state, &in->lru, in->present, in->mapped, &in->sp_page,
+		   &in->zero, in->magic);
+	fclose(f);
+	return n == 8 ? 0 : -1;
+}
+
+TEST(reclaimed_unmapped_repopulated_zero)
+{
+	static struct rk_pop pop;
+	char cmd[48];
+	struct info in;
+	int i;
+
+	ASSERT_EQ(0, rk_write_file("/proc/sys/vm/reclaimable_stacks", "1"));
+	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
+	ASSERT_EQ(0, rk_drop_caches(4));
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, inspect(pop.tids[i], &in));
+		TH_LOG("reclaimed: tid %d state %d present %s mapped %s sp_page %d magic %s",
+		       in.tid, in.state, in.present, in.mapped, in.sp_page,
+		       in.magic);
+		EXPECT_EQ(STACK_RECLAIMED, in.state);
+		/* What vm->pages[] says is what the page tables say. */
+		EXPECT_STREQ(in.present, in.mapped);
+		EXPECT_EQ('0', in.mapped[0]);
+		EXPECT_EQ('1', in.mapped[in.sp_page]);
+		EXPECT_STREQ("absent", in.magic);
+
+		/* Through the wakeup fast path: retry while the pool refills. */
+		snprintf(cmd, sizeof(cmd), "repopulate %d\n", pop.tids[i]);
+		for (int t = 0; t < 200 && rk_write_file(INSPECT, cmd) == -EAGAIN; t++)
+			rk_sleep_ms(10);
+		ASSERT_EQ(0, inspect(pop.tids[i], &in));
+		TH_LOG("repopulated: state %d present %s mapped %s zero %d magic %s",
+		       in.state, in.present, in.mapped, in.zero, in.magic);
+		EXPECT_EQ(STACK_IN_USE, in.state);
+		EXPECT_STREQ("1111", in.mapped);
+		EXPECT_STREQ(in.present, in.mapped);
+		EXPECT_EQ(1, in.zero);
+		EXPECT_STREQ("ok", in.magic);
+	}
+	EXPECT_EQ(NR, rk_pop_finish(&pop));
+}
+
+TEST(bad_input_rejected)
+{
+	EXPECT_EQ(-EINVAL, rk_write_file(INSPECT, "foo\n"));
+	EXPECT_EQ(-EINVAL, rk_write_file(INSPECT, "-3\n"));
+	EXPECT_EQ(-ESRCH, rk_write_file(INSPECT, "repopulate 999999\n"));
+}
+
+TEST_HARNESS_MAIN
