@@ -59,6 +59,32 @@ static inline void rk_sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* Tasks in the system (the total of /proc/loadavg's "running/total"). */
+static inline long rk_nr_tasks(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	long running = 0, total = -1;
+
+	if (f) {
+		if (fscanf(f, "%*s %*s %*s %ld/%ld", &running, &total) != 2)
+			total = -1;
+		fclose(f);
+	}
+	return total;
+}
+
+/*
+ * Tolerance for "KernelStack is back at its baseline": slack_kb plus one
+ * 16 KiB stack per task created since the baseline (kernel threads such
+ * as workqueue workers come and go on their own).
+ */
+static inline long rk_stack_slack_kb(long tasks_base, long slack_kb)
+{
+	long more = rk_nr_tasks() - tasks_base;
+
+	return slack_kb + (more > 0 ? more * 16 : 0);
+}
+
 /*
  * Poll until KernelStack is within slack_kb of want_kb; stacks of exited
  * threads are freed after an RCU grace period, so give it a few seconds.
