@@ -5,10 +5,13 @@
 # closing "N passed, N failed" line. Exit status is non-zero on any failure.
 . "$(dirname "$0")/lib.sh"
 
-# arch:config:tests, space separated.
+# arch:config:tests[:extra,kernel,args], space separated.
 # base: the series applied, feature built out (the "off" build);
-# rkstack: feature built in and switched on at boot.
-matrix=${CHECK_MATRIX:-"x86_64:base:smoke_kstack x86_64:rkstack:all"}
+# rkstack: feature built in and switched on at boot; booted again with a
+# bad reclaimable_stacks= after the good one, which must be refused.
+matrix=${CHECK_MATRIX:-"x86_64:base:smoke_kstack
+	x86_64:rkstack:all
+	x86_64:rkstack:bootparam:reclaimable_stacks=foo,rk.expect_enabled=1"}
 t0=$(date +%s)
 mkdir -p "$LOGS"
 : > "$LOGS/results"
@@ -16,15 +19,17 @@ mkdir -p "$LOGS"
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/source.sh"
 "$TOP/scripts/checkpatch.sh" || true
+n=0
 for entry in $matrix; do
-	IFS=: read -r a c tests <<< "$entry"
-	tag="check-$a-$c"
+	IFS=: read -r a c tests kargs <<< "$entry"
+	n=$((n + 1))
+	tag="check-$n-$a-$c"
 	if ! ARCH=$a CONFIG=$c "$TOP/scripts/kernel.sh" ||
 	   ! ARCH=$a CONFIG=$c "$TOP/scripts/initramfs.sh" >/dev/null; then
 		echo "FAIL $tag/build: see messages above" | tee -a "$LOGS/results"
 		continue
 	fi
-	ARCH=$a CONFIG=$c "$TOP/scripts/boot.sh" "$tag" "$tests"
+	ARCH=$a CONFIG=$c KERNEL_ARGS="${kargs//,/ }" "$TOP/scripts/boot.sh" "$tag" "$tests"
 done
 
 pass=$(grep -c '^PASS ' "$LOGS/results" || true)

@@ -218,6 +218,49 @@ TEST_F_TIMEOUT(pop, memcg_memory_reclaim, 300)
 	rmdir(rk_cgroup);
 }
 
+/* The shrinker's SHRINKER_DEBUG scan file, root memcg, both nodes. */
+static int reclaim_shrinker_debug(void)
+{
+	const char *dir = "/sys/kernel/debug/shrinker";
+	char path[300];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "kernel-stacks-", 14)) {
+			snprintf(path, sizeof(path), "%s/%s/scan", dir, de->d_name);
+			found = 1;
+			break;
+		}
+	closedir(d);
+	if (!found)
+		return -1;
+	/* Each call walks one small batch: enough calls for two passes. */
+	for (int i = 0; i < 2 * NR / 16; i++)
+		for (int nid = 0; nid < 2; nid++) {
+			char cmd[32];
+
+			snprintf(cmd, sizeof(cmd), "1 %d 4096\n", nid);
+			if (rk_write_file(path, cmd) && nid == 0)
+				return -1;
+		}
+	return 0;
+}
+
+TEST_F_TIMEOUT(pop, shrinker_debug_scan, 300)
+{
+	struct measure m;
+
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	ASSERT_EQ(NR, run_site(_metadata, "futex", NULL, &m,
+			       reclaim_shrinker_debug));
+	expect_reclaimed(_metadata, &m);
+	expect_back_to_base(_metadata, &m);
+}
+
 static int switch_off_after_reclaim(void)
 {
 	int err = reclaim_drop_caches();
