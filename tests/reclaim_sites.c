@@ -250,14 +250,20 @@ static int reclaim_shrinker_debug(void)
 	return 0;
 }
 
+/* Feature on, NR threads in futex, reclaimed by @reclaim, all wake fine. */
+static void futex_reclaimed_by(struct __test_metadata *_metadata,
+			       struct measure *m, int (*reclaim)(void))
+{
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	ASSERT_EQ(NR, run_site(_metadata, "futex", NULL, m, reclaim));
+	expect_reclaimed(_metadata, m);
+}
+
 TEST_F_TIMEOUT(pop, shrinker_debug_scan, 300)
 {
 	struct measure m;
 
-	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
-	ASSERT_EQ(NR, run_site(_metadata, "futex", NULL, &m,
-			       reclaim_shrinker_debug));
-	expect_reclaimed(_metadata, &m);
+	futex_reclaimed_by(_metadata, &m, reclaim_shrinker_debug);
 	expect_back_to_base(_metadata, &m);
 }
 
@@ -272,10 +278,7 @@ TEST_F_TIMEOUT(pop, switch_off_with_stacks_reclaimed, 300)
 {
 	struct measure m;
 
-	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
-	ASSERT_EQ(NR, run_site(_metadata, "futex", NULL, &m,
-			       switch_off_after_reclaim));
-	expect_reclaimed(_metadata, &m);
+	futex_reclaimed_by(_metadata, &m, switch_off_after_reclaim);
 	EXPECT_EQ(0, rk_read_long(SYSCTL));
 	expect_back_to_base(_metadata, &m);
 	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
