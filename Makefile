@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench tree export clean
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -29,8 +29,12 @@ boot: kernel initramfs
 check:
 	$(S)/check.sh
 
-demo: kernel initramfs
+# Both build what they need (the feature config) themselves.
+demo:
 	$(S)/demo.sh
+
+bench:
+	$(S)/bench.sh
 
 tree: deps
 	$(S)/tree.sh

@@ -1,4 +1,60 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# make demo: build (what is stale) and boot the feature kernel, run the
+# Android-like thread population of bench/demo.c in the guest, print its
+# before/after table and plot KernelStack over time.
+#   DEMO_PROCS (16), DEMO_THREADS per process (250), DEMO_HOG_MB (64),
+#   DEMO_MIX (site:weight/..., default in bench/demo.c).
+CONFIG=${DEMO_CONFIG:-rkstack}
 . "$(dirname "$0")/lib.sh"
-die "make demo is not implemented yet (tracked in issue 4)"
+
+procs=${DEMO_PROCS:-16}
+threads=${DEMO_THREADS:-250}
+hog=${DEMO_HOG_MB:-64}
+mix=${DEMO_MIX:-}
+
+int_in() { # name value min max
+	[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
+		die "$1=$2: want an integer in [$3, $4]"
+}
+int_in DEMO_PROCS "$procs" 1 64
+int_in DEMO_THREADS "$threads" 1 2000
+int_in DEMO_HOG_MB "$hog" 0 1024
+[ -z "$mix" ] || [[ "$mix" =~ ^[a-z_]+:[0-9]+(/[a-z_]+:[0-9]+)*$ ]] ||
+	die "DEMO_MIX=$mix: want site:weight/site:weight..., e.g. futex:60/epoll:40"
+case "$CONFIG" in rk*) ;; *) die "the demo needs a feature build (DEMO_CONFIG=rkstack or rkdebug)" ;; esac
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/source.sh"
+"$TOP/scripts/kernel.sh"
+"$TOP/scripts/initramfs.sh" > /dev/null
+
+out=$BUILD/demo/$ARCH
+mkdir -p "$out"
+tag=demo-$ARCH
+args="procs=$procs,threads=$threads,hog_mb=$hog${mix:+,mix=$mix}"
+rc=0
+"$TOP/scripts/boot.sh" "$tag" demo "$args" > "$out/results" || rc=$?
+con=$LOGS/$tag.log
+
+# The samples, as CSV, and the table, as markdown.
+{
+	echo "t_s,phase,kernel_stack_kb,stacks_reclaimed,pages_reclaimed,fast,deferred"
+	sed -n 's/\r$//; s/^@@RK-DATA //p' "$con"
+} > "$out/kernelstack.csv"
+sed -n 's/\r$//; s/^@@RK-TABLE \{0,1\}//p' "$con" > "$out/table.md"
+sed -n 's/\r$//; /^demo:/p' "$con"
+echo
+cat "$out/table.md"
+echo
+
+if [ "$(wc -l < "$out/kernelstack.csv")" -gt 2 ]; then
+	"$TOP/scripts/plot.sh" "$out/kernelstack.csv" "$out/kernelstack.svg" \
+		"KernelStack, $procs x $threads threads ($ARCH)"
+	echo "plot: $out/kernelstack.svg"
+fi
+echo "samples: $out/kernelstack.csv; console: $con"
+grep -v '^PASS' "$out/results" || true
+grep -q '^FAIL' "$out/results" && rc=1
+[ $rc -eq 0 ] && echo "demo passed" || echo "demo FAILED"
+exit $rc

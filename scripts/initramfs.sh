@@ -25,17 +25,21 @@ for t in sh mount umount mkdir cat echo grep sed awk sleep poweroff sync \
 done
 install -m 755 "$TOP/guest/init" "$root/init"
 
+# tests/*.c go to /tests (run by "all"), bench/*.c (demo and benchmarks,
+# run only by name) to /bench.
 selftests=$SRC/tools/testing/selftests
-for c in "$TOP"/tests/*.c; do
+mkdir -p "$root/bench"
+for c in "$TOP"/tests/*.c "$TOP"/bench/*.c; do
 	name=$(basename "$c" .c)
-	bin=$out/$name
+	dir=$(basename "$(dirname "$c")")
+	bin=$out/$dir-$name
 	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ] || [ "$HDR/.stamp" -nt "$bin" ] ||
-	   [ -n "$(find "$TOP/tests" -name '*.h' -newer "$bin")" ]; then
+	   [ -n "$(find "$TOP/tests" "$TOP/bench" -name '*.h' -newer "$bin")" ]; then
 		$TEST_CC -static -O2 -Wall -Wextra -Wno-unused-parameter -Wno-clobbered -Werror -pthread \
-			-isystem "$HDR/include" -I "$selftests" -I "$TOP/tests" \
-			-o "$bin" "$c" || die "test program $name failed to build"
+			-isystem "$HDR/include" -I "$selftests" -I "$TOP/tests" -I "$TOP/bench" \
+			-o "$bin" "$c" -lm || die "program $dir/$name failed to build"
 	fi
-	cp "$bin" "$root/tests/$name"
+	cp "$bin" "$root/$dir/$name"
 done
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out/initramfs.cpio"

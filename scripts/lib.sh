@@ -19,7 +19,6 @@ SRC_PKG=linux-source-6.12
 SRC_VERSION_PINNED=6.12.118-1~deb12u1
 SRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
-SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another tree)
 KOUT=$BUILD/${KOUT_PREFIX:-}$ARCH-$CONFIG # kernel build directory for (arch, config)
 HDR=$BUILD/$ARCH-headers      # headers_install output for test programs
 LOGS=$BUILD/logs
@@ -39,9 +38,30 @@ x86_64)
 	TEST_CC=gcc
 	BUSYBOX=/bin/busybox
 	APT_ARCH_PKGS="qemu-system-x86 busybox-static"
+	FOREIGN_DEBS=
+	TIME_SCALE=1
+	;;
+arm64)
+	KARCH=arm64
+	CROSS_COMPILE=aarch64-linux-gnu-
+	KIMAGE=arch/arm64/boot/Image
+	QEMU=qemu-system-aarch64
+	# pauth-impdef: QEMU's own pointer-authentication hash, far cheaper
+	# under TCG than the architected QARMA5.
+	QEMU_MACHINE="-machine virt -cpu max,pauth-impdef=on"
+	QEMU_CONSOLE=ttyAMA0
+	QEMU_PANIC_DEV="-device pvpanic-pci"
+	TEST_CC=aarch64-linux-gnu-gcc
+	# Debian's arm64 busybox-static, downloaded and unpacked by deps.sh.
+	FOREIGN_DEBS="busybox-static:arm64"
+	BUSYBOX=$BUILD/debs-arm64/root/bin/busybox
+	APT_ARCH_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+	# Emulating another ISA under TCG is slower: boot and test timeouts
+	# are multiplied by this.
+	TIME_SCALE=2
 	;;
 *)
-	die "unsupported ARCH '$ARCH' (supported: x86_64)"
+	die "unsupported ARCH '$ARCH' (supported: x86_64 arm64)"
 	;;
 esac
 
@@ -49,14 +69,20 @@ esac
 case "$CONFIG" in
 base)	FRAGMENTS="base arch-$ARCH" ;;
 debug)	FRAGMENTS="base arch-$ARCH debug" ;;
-rkstack) FRAGMENTS="base arch-$ARCH rkstack" ;;
-rkdebug) FRAGMENTS="base arch-$ARCH debug rkstack" ;;
-*)	die "unknown CONFIG '$CONFIG' (known: base debug rkstack rkdebug)" ;;
+rkstack) FRAGMENTS="base arch-$ARCH sites rkstack" ;;
+rkdebug) FRAGMENTS="base arch-$ARCH debug sites rkstack" ;;
+# Unpatched 6.12 with the same options minus the feature: the third column
+# of the benchmarks. Built from the pristine source, never the series.
+vanilla) FRAGMENTS="base arch-$ARCH sites"; KSRC=${KSRC:-$BUILD/src/pristine} ;;
+*)	die "unknown CONFIG '$CONFIG' (known: base debug rkstack rkdebug vanilla)" ;;
 esac
+
+SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another tree)
 
 # Everything a build/boot needs from apt, by command or file it provides.
 APT_PKGS="$SRC_PKG $APT_ARCH_PKGS flex bison bc libelf-dev libssl-dev cpio
-	ccache xz-utils make gcc libc6-dev python3 python3-ply rsync kmod dwarves git"
+	ccache xz-utils make gcc libc6-dev python3 python3-ply rsync kmod dwarves git
+	gnuplot-nox"
 
 # Kernel command line each config boots with.
 case "$CONFIG" in
@@ -66,8 +92,11 @@ esac
 
 src_version() { cat "$BUILD/src/VERSION" 2>/dev/null || echo unknown; }
 
+# Only one kernel build at a time on this machine (2 cores): concurrent
+# callers queue on a lock instead of thrashing each other.
 kmake() {
-	make -C "$SRC" O="$KOUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
+	mkdir -p "$BUILD"
+	flock "$BUILD/.kbuild.lock" make -C "$SRC" O="$KOUT" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
 		CC="ccache ${CROSS_COMPILE}gcc" KBUILD_BUILD_TIMESTAMP=@0 \
 		KBUILD_BUILD_USER=rkstack KBUILD_BUILD_HOST=qemu \
 		-j"$(nproc)" "$@"

@@ -8,6 +8,7 @@
 [ -f "$SRC_TARBALL" ] || die "$SRC_TARBALL missing: run 'make deps' (as root)"
 version=$(dpkg-query -W -f='${Version}' "$SRC_PKG")
 pristine=$BUILD/src/pristine
+patched=$BUILD/src/linux # always this tree, whatever KSRC or CONFIG say
 mkdir -p "$BUILD/src"
 
 if [ "$(cat "$pristine/.deb-version" 2>/dev/null)" != "$version" ]; then
@@ -21,7 +22,7 @@ fi
 
 stamp=$( (echo "$version"; cd "$TOP/patches" && cat series &&
 	  sed '/^#/d' series | xargs -r cat) | sha256sum | cut -c1-16)
-[ "$(cat "$SRC/.series-stamp" 2>/dev/null)" = "$stamp" ] && exit 0
+[ "$(cat "$patched/.series-stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 
 # Apply in a hard-linked scratch copy: patch(1) replaces files rather than
 # writing through the link, so the pristine tree is never modified.
@@ -42,9 +43,9 @@ done < "$TOP/patches/series"
 
 # Copy only content changes into the build tree; -c and no -t so a file that
 # changed back still gets a fresh mtime and is recompiled.
-mkdir -p "$SRC"
-rsync -rlc --delete --exclude=/.series-stamp "$stage/" "$SRC/"
+mkdir -p "$patched"
+rsync -rlc --delete --exclude=/.series-stamp "$stage/" "$patched/"
 rm -rf "$stage"
 echo "$version" > "$BUILD/src/VERSION"
-echo "$stamp" > "$SRC/.series-stamp"
+echo "$stamp" > "$patched/.series-stamp"
 log "$SRC_PKG $version with $n patch(es) applied"

@@ -127,6 +127,7 @@ SITE(select, true);
 SITE(nanosleep, true);
 SITE(pipe, true);
 SITE(sigtimedwait, true);
+SITE(binder, true);
 SITE(eventfd, false);	/* not annotated: must keep its stack */
 
 FIXTURE_SETUP(site)

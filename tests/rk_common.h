@@ -117,4 +117,30 @@ static inline long rk_cmdline_long(const char *key, long def)
 	return p ? strtol(p + strlen(key), NULL, 10) : def;
 }
 
+static inline int rk_write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fputs(val, f) >= 0;
+	if (fclose(f) || !ok)
+		return -errno;
+	return 0;
+}
+
+static inline long rk_read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 #endif /* RK_COMMON_H */

@@ -46,8 +46,15 @@ struct rk_pop {
 	pid_t tids[RK_MAX_THREADS];
 	pthread_t threads[RK_MAX_THREADS];
 	struct timespec deadline;	/* nanosleep: absolute wake time */
+	int wake_all;			/* nanosleep: woken before deadline */
+	int binder_fd;			/* binder: the context manager */
+	char binder_dev[32];		/* binder: its binderfs device */
+	int seen[RK_MAX_THREADS];	/* binder: transactions per index */
 	int parked, done, bad;
 };
+
+/* How long nanosleep threads sleep unless woken by a signal first. */
+static int rk_nanosleep_s = 10;
 
 /* futex */
 static int rk_futex_block(struct rk_pop *pop, int i)
@@ -184,7 +191,11 @@ static void rk_shared_eventfd_wake(struct rk_pop *pop)
 		pop->bad++;
 }
 
-/* nanosleep: absolute deadline, checked on wakeup */
+/*
+ * nanosleep: absolute deadline, checked on wakeup. The timer is the
+ * event; a population woken before its deadline (the demo's long sleeps)
+ * is interrupted by SIGUSR2 instead, which ends a sleep with EINTR.
+ */
 static int rk_nanosleep_block(struct rk_pop *pop, int i)
 {
 	struct timespec now;
@@ -193,7 +204,9 @@ static int rk_nanosleep_block(struct rk_pop *pop, int i)
 	do
 		r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 				    &pop->deadline, NULL);
-	while (r == EINTR);
+	while (r == EINTR && !__atomic_load_n(&pop->wake_all, __ATOMIC_ACQUIRE));
+	if (r == EINTR)
+		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (r)
 		return -1;
@@ -204,7 +217,15 @@ static int rk_nanosleep_block(struct rk_pop *pop, int i)
 
 static void rk_nanosleep_wake(struct rk_pop *pop)
 {
-	/* The timer is the event: nothing to do but wait for it. */
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec + 1 >= pop->deadline.tv_sec)
+		return;		/* the timer is the event: wait for it */
+	__atomic_store_n(&pop->wake_all, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < pop->nr; i++)
+		if (syscall(SYS_tgkill, getpid(), pop->tids[i], SIGUSR2))
+			__atomic_add_fetch(&pop->bad, 1, __ATOMIC_RELAXED);
 }
 
 /* sigtimedwait: SIGUSR1 blocked in every thread, sent to each */
@@ -245,6 +266,8 @@ static void rk_eventfd_sem_wake(struct rk_pop *pop)
 		pop->bad++;
 }
 
+#include "rk_binder.h"
+
 static const struct rk_site rk_sites[] = {
 	{ "futex", NULL, rk_futex_block, rk_futex_wake },
 	{ "futex_waitv", NULL, rk_waitv_block, rk_futex_wake },
@@ -254,6 +277,7 @@ static const struct rk_site rk_sites[] = {
 	{ "nanosleep", NULL, rk_nanosleep_block, rk_nanosleep_wake },
 	{ "pipe", rk_pipe_setup, rk_pipe_read_check, rk_pipe_wake_each },
 	{ "sigtimedwait", NULL, rk_sigwait_block, rk_sigwait_wake },
+	{ "binder", rk_binder_setup, rk_binder_block, rk_binder_wake },
 	{ "eventfd", NULL, rk_eventfd_block, rk_eventfd_sem_wake },
 };
 
@@ -263,6 +287,10 @@ static inline const struct rk_site *rk_site_by_name(const char *name)
 		if (!strcmp(rk_sites[i].name, name))
 			return &rk_sites[i];
 	return NULL;
+}
+
+static void rk_nop_handler(int sig)
+{
 }
 
 static void *rk_thread(void *arg)
@@ -337,10 +365,12 @@ static inline int rk_pop_start_fd(struct rk_pop *pop, const struct rk_site *site
 		return -1;
 	pop->shared_fd = shared_fd >= 0 ? shared_fd : eventfd(0, EFD_SEMAPHORE);
 	clock_gettime(CLOCK_MONOTONIC, &pop->deadline);
-	pop->deadline.tv_sec += 10;	/* after the reclaim, under TCG too */
+	pop->deadline.tv_sec += rk_nanosleep_s;	/* after the reclaim, under TCG too */
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* No SA_RESTART: SIGUSR2 ends a nanosleep with EINTR. */
+	sigaction(SIGUSR2, &(struct sigaction){ .sa_handler = rk_nop_handler }, NULL);
 	for (int i = 0; i < nr; i++) {
 		if (site->setup && site->setup(pop, i))
 			return -1;
@@ -376,6 +406,8 @@ static inline int rk_pop_finish(struct rk_pop *pop)
 			close(pop->fds[i][1]);
 	}
 	close(pop->shared_fd);
+	if (pop->site->wake == rk_binder_wake)
+		rk_binder_close(pop);
 	return pop->bad ? -pop->bad : pop->done;
 }
 
@@ -389,32 +421,6 @@ static inline int rk_drop_caches(int rounds)
 			return -1;
 	}
 	return 0;
-}
-
-static inline int rk_write_file(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ok;
-
-	if (!f)
-		return -errno;
-	ok = fputs(val, f) >= 0;
-	if (fclose(f) || !ok)
-		return -errno;
-	return 0;
-}
-
-static inline long rk_read_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
 }
 
 #endif /* RK_SITES_H */

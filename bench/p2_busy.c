@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * P2 non-idle: threads= threads (4000), each waiting in FUTEX_WAIT on a
+ * word of its own, in a memory cgroup. Every 100 ms the driver wakes a
+ * random 1% of them (10% a second), stamping the time just before the
+ * FUTEX_WAKE; each woken thread notes how long it took to run, touches
+ * a few KiB of its user stack and waits again. Meanwhile a memory hog
+ * in a sibling cgroup allocates and frees 16 MiB over and over, with the
+ * parent's memory.high 8 MiB above where it started, so memcg reclaim
+ * keeps calling the shrinker. Reported per mode (on/off, alternating):
+ * the share of the population's stack memory given back in the steady
+ * state (median of 1 s samples after the first third of the run), and
+ * the wake-to-run latency distribution over all rounds.
+ *
+ * Only the futex site is used here, unlike P1, because the driver must
+ * wake one chosen thread at a time and time it.
+ */
+#include "rk_bench.h"
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define CG		"/sys/fs/cgroup/p2"
+#define MAX_THREADS	8000
+#define MAX_SAMPLES	200000
+
+struct waiter {
+	int word;		/* 0: wait; 1: woken */
+	int waiting;		/* about to wait or waiting */
+	double t_wake;		/* stamped by the driver */
+	pthread_t th;
+};
+
+static struct waiter w[MAX_THREADS];
+static int nthreads, stop;
+static double lat[MAX_SAMPLES];
+static int nlat;
+
+static void stack_work(void)
+{
+	volatile char buf[4096];
+
+	for (size_t i = 0; i < sizeof(buf); i += 64)
+		buf[i] = (char)i;
+}
+
+static void *waiter(void *arg)
+{
+	struct waiter *me = arg;
+
+	for (;;) {
+		__atomic_store_n(&me->waiting, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&me->word, __ATOMIC_ACQUIRE))
+			rk_futex(&me->word, FUTEX_WAIT_PRIVATE, 0);
+		if (__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
+			return NULL;
+		{
+			double d = rk_now_us() - me->t_wake;
+			int k = __atomic_fetch_add(&nlat, 1, __ATOMIC_RELAXED);
+
+			if (k < MAX_SAMPLES)
+				lat[k] = d;
+		}
+		stack_work();
+		__atomic_store_n(&me->word, 0, __ATOMIC_RELAXED);
+	}
+}
+
+static int hog(void)
+{
+	if (rk_write_file(CG "/hog/cgroup.procs", "0"))
+		return 10;
+	for (;;) {
+		size_t sz = 16 << 20;
+		char *p = malloc(sz);
+
+		if (!p)
+			return 11;
+		for (size_t j = 0; j < sz; j += 4096)
+			p[j] = 1;
+		free(p);
+		rk_sleep_ms(200);
+	}
+}
+
+static void wake_one(struct waiter *t)
+{
+	if (!__atomic_load_n(&t->waiting, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&t->word, __ATOMIC_ACQUIRE))
+		return;		/* still busy with its last wakeup */
+	__atomic_store_n(&t->waiting, 0, __ATOMIC_RELAXED);
+	t->t_wake = rk_now_us();
+	__atomic_store_n(&t->word, 1, __ATOMIC_RELEASE);
+	rk_futex(&t->word, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/*
+ * One run in mode m: returns the median steady-state % given back of
+ * the stack memory the population had fully blocked (full - base). It
+ * starts by waking everyone once, untimed, so that no stack reclaimed
+ * in the previous run's mode is repopulated during this one.
+ */
+static double run(const char *m, int seconds, long base, long full)
+{
+	double samples[600];
+	int ns = 0, ticks = seconds * 10;
+	long high;
+	pid_t h;
+	char buf[32];
+
+	for (int i = 0; i < nthreads; i++)
+		wake_one(&w[i]);
+	rk_sleep_ms(2000);
+	__atomic_store_n(&nlat, 0, __ATOMIC_RELAXED);
+	high = rk_read_long(CG "/memory.current") + (8 << 20);
+	snprintf(buf, sizeof(buf), "%ld", high);
+	if (rk_write_file(CG "/memory.high", buf))
+		return NAN;
+	h = fork();
+	if (!h)
+		_exit(hog());
+	for (int t = 0; t < ticks; t++) {
+		for (int k = 0; k < nthreads / 100 + 1; k++)
+			wake_one(&w[random() % nthreads]);
+		rk_sleep_ms(100);
+		if (t % 10 == 9 && t >= ticks / 3 && ns < 600)
+			samples[ns++] = 100.0 * (full - rk_kernel_stack_kb()) /
+					(full - base);
+	}
+	kill(h, SIGKILL);
+	waitpid(h, NULL, 0);
+	rk_write_file(CG "/memory.high", "max");
+	printf("p2_busy: %s: KernelStack %ld kB with every stack present, %ld kB now, median given back %.1f%%\n",
+	       m, full, rk_kernel_stack_kb(), rk_percentile(samples, ns, 50));
+	return rk_percentile(samples, ns, 50);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const keys[] = { "rounds", "threads", "seconds", NULL };
+	static double all[2][MAX_SAMPLES];
+	int rounds, seconds, nall[2] = { 0, 0 };
+	const char *modes[2];
+	long base, full;
+
+	rk_args_check(argc, argv, keys);
+	rounds = rk_arg_long(argc, argv, "rounds", 2, 1, 100);
+	nthreads = rk_arg_long(argc, argv, "threads", 4000, 100, MAX_THREADS);
+	seconds = rk_arg_long(argc, argv, "seconds", 20, 3, 600);
+	if (!rk_have_feature())
+		rk_usage("P2 compares the feature on and off: boot the feature build");
+
+	mkdir(CG, 0755);
+	mkdir(CG "/pop", 0755);
+	mkdir(CG "/hog", 0755);
+	if (rk_write_file(CG "/cgroup.subtree_control", "+memory") ||
+	    rk_write_file(CG "/pop/cgroup.procs", "0"))
+		rk_usage("cannot set up the memory cgroups under " CG);
+	base = rk_kernel_stack_kb();
+	for (int i = 0; i < nthreads; i++)
+		if (pthread_create(&w[i].th, NULL, waiter, &w[i]))
+			return 1;
+	rk_sleep_ms(1000);
+	full = rk_kernel_stack_kb();
+
+	for (int r = 0; r < rounds; r++) {
+		int n = rk_modes(r, modes);
+
+		for (int i = 0; i < n; i++) {
+			int mi = !strcmp(modes[i], "off");
+			double pct;
+
+			if (rk_mode_set(modes[i]))
+				return 1;
+			pct = run(modes[i], seconds, base, full);
+			rk_report("p2_busy", modes[i], r, "given_back_pct", pct);
+			for (int k = 0; k < nlat && k < MAX_SAMPLES; k++)
+				if (nall[mi] < MAX_SAMPLES)
+					all[mi][nall[mi]++] = lat[k];
+		}
+	}
+	rk_mode_set("on");
+	for (int mi = 0; mi < 2; mi++) {
+		const char *m = mi ? "off" : "on";
+
+		rk_report("p2_busy", m, 0, "wakeups", nall[mi]);
+		rk_report("p2_busy", m, 0, "p50_us", rk_percentile(all[mi], nall[mi], 50));
+		rk_report("p2_busy", m, 0, "p90_us", rk_percentile(all[mi], nall[mi], 90));
+		rk_report("p2_busy", m, 0, "p99_us", rk_percentile(all[mi], nall[mi], 99));
+	}
+
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < nthreads; i++) {
+		__atomic_store_n(&w[i].word, 1, __ATOMIC_RELEASE);
+		rk_futex(&w[i].word, FUTEX_WAKE_PRIVATE, 1);
+	}
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(w[i].th, NULL);
+	return 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared by the in-guest demo and benchmarks: key=value arguments with
+ * range checks, the feature switch for A/B rounds, clocks, percentiles,
+ * and the one output format the host's scripts/bench-report.py reads:
+ *
+ *   @@RK-BENCH bench=<b> mode=<m> round=<r> metric=<name> value=<number>
+ *
+ * One line per measured value. The host takes the median over rounds of
+ * each (bench, metric, mode) and the ratios between modes.
+ */
+#ifndef RK_BENCH_H
+#define RK_BENCH_H
+
+#include <math.h>
+#include <stdarg.h>
+#include "rk_common.h"
+
+#define RK_SYSCTL	"/proc/sys/vm/reclaimable_stacks"
+
+/* Fail with a usage message: exit status 2 means bad arguments. */
+static inline void __attribute__((noreturn, format(printf, 1, 2)))
+rk_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "error: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+/* The value of argument key=... or NULL; any unknown key is an error. */
+static inline const char *rk_arg(int argc, char **argv, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], key, n) && argv[i][n] == '=')
+			return argv[i] + n + 1;
+	return NULL;
+}
+
+/* key=N within [min, max], or def if absent. */
+static inline long rk_arg_long(int argc, char **argv, const char *key,
+			       long def, long min, long max)
+{
+	const char *s = rk_arg(argc, argv, key);
+	char *end;
+	long v;
+
+	if (!s)
+		return def;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		rk_usage("%s=%s: want an integer in [%ld, %ld]", key, s, min,
+			 max);
+	return v;
+}
+
+/* Every argument must be one of the NULL-terminated keys. */
+static inline void rk_args_check(int argc, char **argv, const char *const *keys)
+{
+	for (int i = 1; i < argc; i++) {
+		int ok = 0;
+
+		for (const char *const *k = keys; *k && !ok; k++) {
+			size_t n = strlen(*k);
+
+			ok = !strncmp(argv[i], *k, n) && argv[i][n] == '=';
+		}
+		if (!ok)
+			rk_usage("unknown argument '%s'", argv[i]);
+	}
+}
+
+static inline double rk_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static inline double rk_thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* 1 if the kernel has the feature (the sysctl exists), else 0. */
+static inline int rk_have_feature(void)
+{
+	return access(RK_SYSCTL, F_OK) == 0;
+}
+
+/*
+ * A/B modes of round r: "on" and "off" in alternating order, so that
+ * neither always runs first; "vanilla" alone on a kernel without the
+ * feature. Returns the number of modes written to m[].
+ */
+static inline int rk_modes(int round, const char *m[2])
+{
+	if (!rk_have_feature()) {
+		m[0] = "vanilla";
+		return 1;
+	}
+	m[round & 1] = "on";
+	m[!(round & 1)] = "off";
+	return 2;
+}
+
+/* Switch the feature for mode m; "vanilla" has nothing to switch. */
+static inline int rk_mode_set(const char *m)
+{
+	if (!strcmp(m, "vanilla"))
+		return 0;
+	return rk_write_file(RK_SYSCTL, strcmp(m, "on") ? "0\n" : "1\n");
+}
+
+static inline void rk_report(const char *bench, const char *mode, int round,
+			     const char *metric, double value)
+{
+	printf("@@RK-BENCH bench=%s mode=%s round=%d metric=%s value=%.3f\n",
+	       bench, mode, round, metric, value);
+	fflush(stdout);
+}
+
+static inline int rk_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The p-th percentile (0..100) of v[0..n), nearest rank; sorts v. */
+static inline double rk_percentile(double *v, int n, double p)
+{
+	int k;
+
+	if (n <= 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), rk_cmp_double);
+	k = (int)ceil(p / 100.0 * n) - 1;
+	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
+}
+
+#endif /* RK_BENCH_H */

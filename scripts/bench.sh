@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: boot the feature kernel once per benchmark program (each
+# switches the feature on and off itself, A/B interleaved), the unpatched
+# 6.12 build for the third column, and write the report.
+#   BENCH_ROUNDS (10), BENCH_SMOKE=1 (tiny sizes, for make check),
+#   BENCH_VANILLA=0 (skip the unpatched kernel).
+. "$(dirname "$0")/lib.sh"
+
+rounds=${BENCH_ROUNDS:-10}
+[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 100 ] ||
+	die "BENCH_ROUNDS=$rounds: want an integer in [1, 100]"
+vanilla=${BENCH_VANILLA:-1}
+smoke=${BENCH_SMOKE:-0}
+
+# program:arguments (comma separated) for the feature kernel; the
+# vanilla kernel runs the programs whose modes make sense without it.
+if [ "$smoke" = 1 ]; then
+	progs="p1_idle:rounds=1,threads=400 p2_busy:rounds=1,threads=400,seconds=4
+	       p3_hotpath:rounds=2,iters=200 p4_wake:rounds=2,threads=8
+	       p5_threads:rounds=2,iters=200 reclaim_cost:rounds=1,threads=200"
+	vprogs="p3_hotpath:rounds=2,iters=200 p5_threads:rounds=2,iters=200"
+	vanilla=0
+else
+	progs="p1_idle:rounds=3 p2_busy:rounds=2 p3_hotpath:rounds=$rounds
+	       p4_wake:rounds=$rounds p5_threads:rounds=$rounds reclaim_cost"
+	vprogs="p3_hotpath:rounds=$rounds p5_threads:rounds=$rounds"
+fi
+
+"$TOP/scripts/deps.sh"
+"$TOP/scripts/source.sh"
+CONFIG=rkstack "$TOP/scripts/kernel.sh"
+CONFIG=rkstack "$TOP/scripts/initramfs.sh" > /dev/null
+[ "$vanilla" = 1 ] && CONFIG=vanilla "$TOP/scripts/kernel.sh"
+
+stamp=$(date -u +%Y%m%d-%H%M%S)
+out=$BUILD/bench/$ARCH-$stamp
+mkdir -p "$out"
+consoles=()
+run() { # config tag prog:args
+	local cfg=$1 tag=$2 prog=${3%%:*} args=${3#*:}
+	CONFIG=$cfg BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} \
+		"$TOP/scripts/boot.sh" "$tag-$prog" "$prog" "$args" >> "$out/results"
+	cp "$LOGS/$tag-$prog.log" "$out/"
+	consoles+=("$out/$tag-$prog.log")
+}
+for p in $progs; do run rkstack bench-$ARCH "$p"; done
+if [ "$vanilla" = 1 ]; then
+	for p in $vprogs; do run vanilla bench-$ARCH-vanilla "$p"; done
+fi
+
+{
+	echo "# Benchmarks, $ARCH, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "Command: \`make bench\` (BENCH_ROUNDS=$rounds BENCH_SMOKE=$smoke BENCH_VANILLA=$vanilla);"
+	echo "kernel: $SRC_PKG $(src_version) + series; QEMU TCG, 2 vCPUs: compare ratios only."
+	echo
+} > "$out/header.md"
+rc=0
+python3 "$TOP/scripts/bench-report.py" "$out" "${consoles[@]}" > /dev/null || rc=1
+cat "$out/header.md" "$out/report.md" > "$out/table.md"
+cat "$out/table.md"
+ln -sfn "$(basename "$out")" "$BUILD/bench/latest"
+echo
+echo "report: $out/table.md, $out/summary.json, $out/samples.csv"
+grep '^FAIL' "$out/results" && rc=1
+[ $rc -eq 0 ] && echo "bench finished" || echo "bench FAILED (see $out/results)"
+exit $rc
