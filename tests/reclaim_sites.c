@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 #define NR	1000
-#define PAGE_KB	4
+#define PAGE_KB	(sysconf(_SC_PAGESIZE) / 1024)	/* 4 on x86_64 and arm64 */
 #define SLACK_KB 96
 
 #define SYSCTL	"/proc/sys/vm/reclaimable_stacks"
