@@ -7,7 +7,7 @@
 
 tag=$1 tests=$2 args=${3:-}
 mem=${GUEST_MEM:-2048}
-timeout=${BOOT_TIMEOUT:-900}
+timeout=${BOOT_TIMEOUT:-$((900 * TIME_SCALE))}
 kernel=$KOUT/$KIMAGE
 initrd=$BUILD/$ARCH-initramfs/initramfs.cpio
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"

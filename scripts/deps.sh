@@ -8,7 +8,8 @@ for p in $APT_PKGS ${EXTRA_PKGS:-}; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# Packages of another architecture for the guest (busybox for arm64).
+[ ${#missing[@]} -eq 0 ] && exec "$TOP/scripts/foreign-debs.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "missing packages; run as root:" >&2
@@ -34,3 +35,4 @@ for p in "${missing[@]}"; do
 done
 apt-get install -y -q --no-install-recommends "${pkgs[@]}" >/dev/null ||
 	die "apt-get install ${pkgs[*]} failed"
+"$TOP/scripts/foreign-debs.sh"
