@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * P5: what the feature costs at thread creation and exit. With
+ * CONFIG_RECLAIMABLE_STACK every stack is a VM_SPARSE area populated page
+ * by page and freed from RCU-delayed work; the switch changes only whether
+ * blocked threads enter the state machine, so on/off of one kernel mostly
+ * shows noise and the comparison that matters is against the vanilla
+ * kernel (mode "vanilla", the same program there).
+ *
+ *   p5_threads  iters= pthread_create (the thread returns at once) +
+ *               pthread_join, one after the other. threads_per_s.
+ *   p5_fork     forks= fork + waitpid of a child that _exits at once.
+ *               forks_per_s. forks=0 skips it.
+ *
+ * Arguments: rounds= iters= forks=. boot.sh passes one argument list to
+ * every program of a boot, so the keys of the other benchmarks in bench/
+ * are accepted and ignored here.
+ */
+#include <sys/wait.h>
+#include "rk_sites.h"
+#include "rk_bench.h"
+
+static const char *const keys[] = {
+	"rounds", "iters", "forks",
+	"threads", "groups", "fds", "loops", "pin", "pause_ms", /* others' */
+	NULL
+};
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+/* Threads created and joined per second, or -1. */
+static double thread_rate(long n)
+{
+	double t0 = rk_now_us();
+
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		void *ret = NULL;
+
+		if (pthread_create(&t, NULL, nothing, (void *)(intptr_t)(i + 1)) ||
+		    pthread_join(t, &ret) || ret != (void *)(intptr_t)(i + 1)) {
+			fprintf(stderr, "thread %ld did not complete\n", i);
+			return -1;
+		}
+	}
+	return n / ((rk_now_us() - t0) / 1e6);
+}
+
+/* Children forked and reaped per second, or -1. */
+static double fork_rate(long n)
+{
+	double t0 = rk_now_us();
+
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st)) {
+			fprintf(stderr, "child %ld did not complete\n", i);
+			return -1;
+		}
+	}
+	return n / ((rk_now_us() - t0) / 1e6);
+}
+
+int main(int argc, char **argv)
+{
+	long saved = rk_have_feature() ? rk_read_long(RK_SYSCTL) : -1;
+	long rounds, iters, forks;
+	static double v[2][2][1000];	/* bench, mode (on/vanilla, off), round */
+	static const char *const names[2] = { "p5_threads", "p5_fork" };
+	static const char *const metrics[2] = { "threads_per_s", "forks_per_s" };
+	int failed = 0, nmodes = 1;
+
+	rk_args_check(argc, argv, keys);
+	rounds = rk_arg_long(argc, argv, "rounds", 10, 1, 1000);
+	iters = rk_arg_long(argc, argv, "iters", 2000, 1, 100000000);
+	forks = rk_arg_long(argc, argv, "forks", 200, 0, 100000000);
+	printf("p5_threads: rounds=%ld iters=%ld forks=%ld\n", rounds, iters,
+	       forks);
+
+	/* One untimed run of each first: TCG translates the code once. */
+	if (thread_rate(iters / 10 + 1) < 0 || (forks && fork_rate(forks / 10 + 1) < 0))
+		return 1;
+	for (int r = 0; r < rounds && !failed; r++) {
+		const char *m[2];
+
+		nmodes = rk_modes(r, m);
+		for (int k = 0; k < nmodes && !failed; k++) {
+			int mi = strcmp(m[k], "off") == 0;
+
+			if (rk_mode_set(m[k])) {
+				fprintf(stderr, "cannot set mode %s\n", m[k]);
+				failed = 1;
+				break;
+			}
+			v[0][mi][r] = thread_rate(iters);
+			v[1][mi][r] = forks ? fork_rate(forks) : 0;
+			if (v[0][mi][r] < 0 || v[1][mi][r] < 0) {
+				failed = 1;
+				break;
+			}
+			rk_report(names[0], m[k], r, metrics[0], v[0][mi][r]);
+			if (forks)
+				rk_report(names[1], m[k], r, metrics[1], v[1][mi][r]);
+		}
+	}
+	if (saved >= 0)
+		rk_write_file(RK_SYSCTL, saved ? "1\n" : "0\n");
+	if (failed)
+		return 1;
+
+	for (int b = 0; b < (forks ? 2 : 1); b++) {
+		double med[2];
+
+		for (int mi = 0; mi < nmodes; mi++)
+			med[mi] = rk_percentile(v[b][mi], rounds, 50);
+		if (nmodes == 2)
+			printf("%s: median %s on %.0f off %.0f on/off %.3f\n",
+			       names[b], metrics[b], med[0], med[1], med[0] / med[1]);
+		else
+			printf("%s: median %s vanilla %.0f\n", names[b],
+			       metrics[b], med[0]);
+	}
+	return 0;
+}
