@@ -16,12 +16,17 @@
  *             receiver of its group over a pipe per receiver; receivers
  *             block in pipe read. us_per_op: elapsed per message.
  *
+ * A round is slices= A/B slices (ABBA order), each running every workload
+ * with 1/slices of the work in each mode, so that a change in the speed of
+ * the host (other guests, builds) weighs on both modes alike; the value
+ * reported for a round is the mean over its slices.
+ *
  * With pin=1 (default) both ping-pong threads share CPU 0, so every hand-
  * off is a block, a wakeup and a context switch on one CPU (no IPIs, whose
  * cost under TCG is large and noisy); pin=0 lets the scheduler place them.
  *
- * Arguments: rounds= iters= (round trips per ping-pong) groups= fds=
- * loops= pin=. boot.sh passes one argument list to every program of a
+ * Arguments: rounds= iters= (round trips per ping-pong per round and
+ * mode) groups= fds= loops= pin= slices=. boot.sh passes one argument list to every program of a
  * boot, so the keys of the other benchmarks in bench/ are accepted and
  * ignored here.
  */
@@ -36,12 +41,13 @@
 #define MAX_GROUPS	10
 
 static const char *const keys[] = {
-	"rounds", "iters", "groups", "fds", "loops", "pin",
+	"rounds", "iters", "groups", "fds", "loops", "pin", "slices",
 	"threads", "forks", "pause_ms",	/* other benchmarks' */
 	NULL
 };
 
-static long iters, groups, fds, loops, pin;
+static long iters, groups, fds, loops, pin, slices;
+static long n_rt, n_loops;	/* per run: iters / slices, loops / slices */
 
 static void pin_self(void)
 {
@@ -59,7 +65,7 @@ struct pingpong {
 	int a[2], b[2];		/* ping -> pong, pong -> ping */
 	int turn;		/* futex: 0 ping's turn, 1 pong's, 2 abort */
 	int err;
-	double us;		/* ping: time of iters timed round trips */
+	double us;		/* ping: time of n_rt timed round trips */
 };
 
 static void *pipe_ping(void *arg)
@@ -69,7 +75,7 @@ static void *pipe_ping(void *arg)
 	char c = 'p';
 
 	pin_self();
-	for (long i = 0; i < WARMUP + iters; i++) {
+	for (long i = 0; i < WARMUP + n_rt; i++) {
 		if (i == WARMUP)
 			t0 = rk_now_us();
 		if (write(pp->a[1], &c, 1) != 1 || read(pp->b[0], &c, 1) != 1) {
@@ -89,7 +95,7 @@ static void *pipe_pong(void *arg)
 	char c;
 
 	pin_self();
-	for (long i = 0; i < WARMUP + iters; i++)
+	for (long i = 0; i < WARMUP + n_rt; i++)
 		if (read(pp->a[0], &c, 1) != 1 || write(pp->b[1], &c, 1) != 1) {
 			pp->err = 1;
 			break;
@@ -129,7 +135,7 @@ static void *futex_ping(void *arg)
 	double t0 = 0;
 
 	pin_self();
-	for (long i = 0; i < WARMUP + iters; i++) {
+	for (long i = 0; i < WARMUP + n_rt; i++) {
 		if (i == WARMUP)
 			t0 = rk_now_us();
 		if (futex_handoff(pp, 0, 1))
@@ -147,7 +153,7 @@ static void *futex_pong(void *arg)
 	struct pingpong *pp = arg;
 
 	pin_self();
-	for (long i = 0; i < WARMUP + iters; i++)
+	for (long i = 0; i < WARMUP + n_rt; i++)
 		if (futex_handoff(pp, 1, 0))
 			break;
 	return NULL;
@@ -185,7 +191,7 @@ static double pingpong(void *(*ping)(void *), void *(*pong)(void *))
 	}
 	if (!ok || pp.err)
 		return -1;
-	return pp.us / iters;
+	return pp.us / n_rt;
 }
 
 /* ---- p3_msg ---- */
@@ -205,7 +211,7 @@ static void *msg_sender(void *arg)
 	char buf[MSG_SIZE] = { 0 };
 
 	pthread_barrier_wait(&start);
-	for (long l = 0; l < loops; l++)
+	for (long l = 0; l < n_loops; l++)
 		for (long r = 0; r < fds; r++)
 			if (write(g->pipes[r][1], buf, MSG_SIZE) != MSG_SIZE) {
 				__atomic_store_n(&msg_err, 1, __ATOMIC_RELAXED);
@@ -217,7 +223,7 @@ static void *msg_sender(void *arg)
 static void *msg_receiver(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
-	long left = fds * loops * MSG_SIZE;
+	long left = fds * n_loops * MSG_SIZE;
 	char buf[MSG_SIZE];
 
 	pthread_barrier_wait(&start);
@@ -274,7 +280,7 @@ static double messaging(void)
 			close(grp[g].pipes[r][0]);
 			close(grp[g].pipes[r][1]);
 		}
-	return msg_err ? -1 : us / (groups * fds * fds * loops);
+	return msg_err ? -1 : us / (groups * fds * fds * n_loops);
 }
 
 /* ---- rounds ---- */
@@ -306,8 +312,11 @@ int main(int argc, char **argv)
 	fds = rk_arg_long(argc, argv, "fds", 5, 1, MAX_FDS);
 	loops = rk_arg_long(argc, argv, "loops", 2000, 1, 100000000);
 	pin = rk_arg_long(argc, argv, "pin", 1, 0, 1);
-	printf("p3_hotpath: rounds=%ld iters=%ld groups=%ld fds=%ld loops=%ld pin=%ld\n",
-	       rounds, iters, groups, fds, loops, pin);
+	slices = rk_arg_long(argc, argv, "slices", 5, 1, 1000);
+	n_rt = iters / slices > 0 ? iters / slices : 1;
+	n_loops = loops / slices > 0 ? loops / slices : 1;
+	printf("p3_hotpath: rounds=%ld iters=%ld groups=%ld fds=%ld loops=%ld pin=%ld slices=%ld\n",
+	       rounds, iters, groups, fds, loops, pin, slices);
 
 	/* One untimed run of each first: TCG translates the code once. */
 	for (int b = 0; b < 3; b++)
@@ -315,28 +324,40 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: warm-up run failed\n", bench_names[b]);
 			return 1;
 		}
-	for (int r = 0; r < rounds; r++) {
+	for (int r = 0; r < rounds && !failed; r++) {
 		const char *m[2];
+		double sum[3][2] = { { 0 } };
 
 		nmodes = rk_modes(r, m);
-		for (int k = 0; k < nmodes; k++) {
+		for (int s = 0; s < slices && !failed; s++) {
+			for (int k = 0; k < nmodes && !failed; k++) {
+				const char *mode = m[s & 1 ? nmodes - 1 - k : k];
+				int mi = strcmp(mode, "off") == 0;
+
+				if (rk_mode_set(mode)) {
+					fprintf(stderr, "cannot set mode %s\n", mode);
+					return 1;
+				}
+				for (int b = 0; b < 3; b++) {
+					double us = run_one(b);
+
+					if (us < 0) {
+						fprintf(stderr, "%s mode %s round %d: a thread failed\n",
+							bench_names[b], mode, r);
+						failed = 1;
+						break;
+					}
+					sum[b][mi] += us;
+				}
+			}
+		}
+		for (int k = 0; k < nmodes && !failed; k++) {
 			int mi = strcmp(m[k], "off") == 0;
 
-			if (rk_mode_set(m[k])) {
-				fprintf(stderr, "cannot set mode %s\n", m[k]);
-				return 1;
-			}
 			for (int b = 0; b < 3; b++) {
-				double us = run_one(b);
-
-				v[b][mi][r] = us;
-				if (us < 0) {
-					fprintf(stderr, "%s mode %s round %d: a thread failed\n",
-						bench_names[b], m[k], r);
-					failed = 1;
-					continue;
-				}
-				rk_report(bench_names[b], m[k], r, "us_per_op", us);
+				v[b][mi][r] = sum[b][mi] / slices;
+				rk_report(bench_names[b], m[k], r, "us_per_op",
+					  v[b][mi][r]);
 			}
 		}
 	}

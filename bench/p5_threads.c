@@ -12,7 +12,14 @@
  *   p5_fork     forks= fork + waitpid of a child that _exits at once.
  *               forks_per_s. forks=0 skips it.
  *
- * Arguments: rounds= iters= forks=. boot.sh passes one argument list to
+ * A round is slices= A/B slices (ABBA order) of 1/slices of the work
+ * each, so that a change in the speed of the host weighs on both modes
+ * alike; a round's rate is its total work over its total time.
+ *
+ * The joiner waits in futex (an annotated site), so with the feature on
+ * each join also passes the block and wakeup hooks.
+ *
+ * Arguments: rounds= iters= forks= slices=. boot.sh passes one argument list to
  * every program of a boot, so the keys of the other benchmarks in bench/
  * are accepted and ignored here.
  */
@@ -21,7 +28,7 @@
 #include "rk_bench.h"
 
 static const char *const keys[] = {
-	"rounds", "iters", "forks",
+	"rounds", "iters", "forks", "slices",
 	"threads", "groups", "fds", "loops", "pin", "pause_ms", /* others' */
 	NULL
 };
@@ -72,7 +79,7 @@ static double fork_rate(long n)
 int main(int argc, char **argv)
 {
 	long saved = rk_have_feature() ? rk_read_long(RK_SYSCTL) : -1;
-	long rounds, iters, forks;
+	long rounds, iters, forks, slices, n_thr, n_fork;
 	static double v[2][2][1000];	/* bench, mode (on/vanilla, off), round */
 	static const char *const names[2] = { "p5_threads", "p5_fork" };
 	static const char *const metrics[2] = { "threads_per_s", "forks_per_s" };
@@ -82,33 +89,52 @@ int main(int argc, char **argv)
 	rounds = rk_arg_long(argc, argv, "rounds", 10, 1, 1000);
 	iters = rk_arg_long(argc, argv, "iters", 2000, 1, 100000000);
 	forks = rk_arg_long(argc, argv, "forks", 200, 0, 100000000);
-	printf("p5_threads: rounds=%ld iters=%ld forks=%ld\n", rounds, iters,
-	       forks);
+	slices = rk_arg_long(argc, argv, "slices", 5, 1, 1000);
+	n_thr = iters / slices > 0 ? iters / slices : 1;
+	n_fork = forks / slices > 0 || !forks ? forks / slices : 1;
+	printf("p5_threads: rounds=%ld iters=%ld forks=%ld slices=%ld\n", rounds,
+	       iters, forks, slices);
 
 	/* One untimed run of each first: TCG translates the code once. */
-	if (thread_rate(iters / 10 + 1) < 0 || (forks && fork_rate(forks / 10 + 1) < 0))
+	if (thread_rate(n_thr) < 0 || (forks && fork_rate(n_fork) < 0))
 		return 1;
 	for (int r = 0; r < rounds && !failed; r++) {
+		double secs[2][2] = { { 0 } };	/* bench, mode */
 		const char *m[2];
 
 		nmodes = rk_modes(r, m);
+		for (int s = 0; s < slices && !failed; s++) {
+			for (int k = 0; k < nmodes && !failed; k++) {
+				const char *mode = m[s & 1 ? nmodes - 1 - k : k];
+				int mi = strcmp(mode, "off") == 0;
+				double t, f = 0;
+
+				if (rk_mode_set(mode)) {
+					fprintf(stderr, "cannot set mode %s\n", mode);
+					failed = 1;
+					break;
+				}
+				t = thread_rate(n_thr);
+				if (forks)
+					f = fork_rate(n_fork);
+				if (t < 0 || f < 0) {
+					failed = 1;
+					break;
+				}
+				secs[0][mi] += n_thr / t;
+				if (forks)
+					secs[1][mi] += n_fork / f;
+			}
+		}
 		for (int k = 0; k < nmodes && !failed; k++) {
 			int mi = strcmp(m[k], "off") == 0;
 
-			if (rk_mode_set(m[k])) {
-				fprintf(stderr, "cannot set mode %s\n", m[k]);
-				failed = 1;
-				break;
-			}
-			v[0][mi][r] = thread_rate(iters);
-			v[1][mi][r] = forks ? fork_rate(forks) : 0;
-			if (v[0][mi][r] < 0 || v[1][mi][r] < 0) {
-				failed = 1;
-				break;
-			}
+			v[0][mi][r] = n_thr * slices / secs[0][mi];
 			rk_report(names[0], m[k], r, metrics[0], v[0][mi][r]);
-			if (forks)
+			if (forks) {
+				v[1][mi][r] = n_fork * slices / secs[1][mi];
 				rk_report(names[1], m[k], r, metrics[1], v[1][mi][r]);
+			}
 		}
 	}
 	if (saved >= 0)

@@ -20,7 +20,10 @@
  * and the calls that only aged or found nothing. Not included: reading
  * vmstat between calls, the wakeups and repopulation afterwards, work
  * done on other CPUs. us_per_stack = that time / stacks reclaimed,
- * us_per_page = that time / pages reclaimed (vmstat deltas).
+ * us_per_page = that time / pages reclaimed (vmstat deltas). For scale,
+ * us_per_empty_call is the same CPU time per scan write once the threads
+ * are gone (syscall, debugfs and an empty walk): calls * that / stacks
+ * is the part of us_per_stack that is not reclaim work.
  *
  * After each round the threads are woken, joined and must all have seen
  * their wakeup. Arguments: rounds= threads=. boot.sh passes one argument
@@ -132,6 +135,26 @@ static double scan_until(int fd, unsigned long ino, int nodes, long want,
 	return -1;
 }
 
+/* CPU microseconds per scan write with (almost) nothing listed, or -1. */
+static double empty_calls(int fd, unsigned long ino, int nodes)
+{
+	double cpu = 0;
+	char cmd[64];
+
+	for (int i = 0; i < 16; i++) {
+		int len = snprintf(cmd, sizeof(cmd), "%lu %d 4096\n", ino, i % nodes);
+		double c0 = rk_thread_cpu_us();
+		ssize_t r = write(fd, cmd, len);
+
+		cpu += rk_thread_cpu_us() - c0;
+		if (r != len) {
+			perror("write scan");
+			return -1;
+		}
+	}
+	return cpu / 16;
+}
+
 int main(int argc, char **argv)
 {
 	long rounds, nthreads, saved;
@@ -189,6 +212,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "round %d: %d of %ld threads completed\n",
 				r, done, nthreads);
 			failed = 1;
+		}
+		if (!failed) {
+			cpu = empty_calls(fd, ino, nodes);
+			if (cpu < 0)
+				failed = 1;
+			else
+				rk_report("reclaim_cost", "on", r, "us_per_empty_call", cpu);
 		}
 	}
 	close(fd);
