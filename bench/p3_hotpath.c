@@ -42,7 +42,8 @@
 
 static const char *const keys[] = {
 	"rounds", "iters", "groups", "fds", "loops", "pin", "slices",
-	"threads", "forks", "pause_ms",	/* other benchmarks' */
+	/* the other benchmarks' */
+	"threads", "forks", "pause_ms",
 	NULL
 };
 

@@ -38,7 +38,8 @@
 
 static const char *const keys[] = {
 	"rounds", "threads", "pause_ms",
-	"iters", "groups", "fds", "loops", "pin", "forks", /* others' */
+	/* the other benchmarks' */
+	"iters", "groups", "fds", "loops", "pin", "forks", "slices",
 	NULL
 };
 

@@ -29,7 +29,8 @@
 
 static const char *const keys[] = {
 	"rounds", "iters", "forks", "slices",
-	"threads", "groups", "fds", "loops", "pin", "pause_ms", /* others' */
+	/* the other benchmarks' */
+	"threads", "groups", "fds", "loops", "pin", "pause_ms",
 	NULL
 };
 

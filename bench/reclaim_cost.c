@@ -38,7 +38,8 @@
 
 static const char *const keys[] = {
 	"rounds", "threads",
-	"iters", "groups", "fds", "loops", "pin", "forks", "pause_ms", /* others' */
+	/* the other benchmarks' */
+	"iters", "groups", "fds", "loops", "pin", "forks", "pause_ms", "slices",
 	NULL
 };
 
