@@ -127,11 +127,11 @@ static void row_print(const struct row *r, long pop_kb)
 	double back = pop_kb > 0 ? 100.0 * (pop_kb - kb) / pop_kb : 0;
 
 	if (!r->tasks) {
-		printf("@@RK-TABLE | %-22s | %6ld | %8ld | %6s | %6s | %6s |\n",
+		printf("@@RK-TABLE | %-24s | %6ld | %8ld | %6s | %6s | %6s |\n",
 		       r->name, r->tasks, r->c.ks, "-", "-", "-");
 		return;
 	}
-	printf("@@RK-TABLE | %-22s | %6ld | %8ld | %6.1f | %5.1f%% | %5.1f%% |\n",
+	printf("@@RK-TABLE | %-24s | %6ld | %8ld | %6.1f | %5.1f%% | %5.1f%% |\n",
 	       r->name, r->tasks, r->c.ks, (double)kb / r->tasks, back,
 	       back / 0.75);
 }
@@ -254,8 +254,8 @@ int main(int argc, char **argv)
 	}
 
 	phase = "exit";
-	rk_wait_kernel_stack(base.ks, 96, 20000);
 	slack = rk_stack_slack_kb(tasks_base, 96);
+	rk_wait_kernel_stack(base.ks, slack, 20000);
 	rows[nrows].name = "after exit";
 	rows[nrows].tasks = 0;
 	counters_read(&rows[nrows++].c);
@@ -263,8 +263,8 @@ int main(int argc, char **argv)
 	sampling = 0;
 	pthread_join(sth, NULL);
 
-	printf("@@RK-TABLE | phase                  | tasks  | KernelStack kB | KiB/task | given back | of the 75%% limit |\n");
-	printf("@@RK-TABLE |------------------------|--------|----------|--------|--------|--------|\n");
+	printf("@@RK-TABLE | phase                    | tasks  | KernelStack kB | KiB/task | given back | of the 75%% limit |\n");
+	printf("@@RK-TABLE |--------------------------|--------|----------|--------|--------|--------|\n");
 	for (int i = 0; i < nrows; i++)
 		row_print(&rows[i], pop_kb);
 	back = rows[nrows - 2].c.ks;

@@ -50,7 +50,9 @@ static void *waiter(void *arg)
 
 	for (;;) {
 		__atomic_store_n(&me->waiting, 1, __ATOMIC_RELEASE);
-		while (!__atomic_load_n(&me->word, __ATOMIC_ACQUIRE))
+		/* stop is checked too: a late "word = 0" may eat the last wake */
+		while (!__atomic_load_n(&me->word, __ATOMIC_ACQUIRE) &&
+		       !__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
 			rk_futex(&me->word, FUTEX_WAIT_PRIVATE, 0);
 		if (__atomic_load_n(&stop, __ATOMIC_ACQUIRE))
 			return NULL;

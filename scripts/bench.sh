@@ -43,6 +43,11 @@ run() { # config tag prog:args
 		"$TOP/scripts/boot.sh" "$tag-$prog" "$prog" "$args" >> "$out/results"
 	cp "$LOGS/$tag-$prog.log" "$out/"
 	consoles+=("$out/$tag-$prog.log")
+	if grep -q '^@@RK-BENCH ' "$out/$tag-$prog.log"; then
+		result ok "$tag-$prog/reported" >> "$out/results"
+	else
+		result fail "$tag-$prog/reported" "no @@RK-BENCH line" >> "$out/results"
+	fi
 }
 for p in $progs; do run rkstack bench-$ARCH "$p"; done
 if [ "$vanilla" = 1 ]; then
@@ -57,7 +62,11 @@ fi
 	echo
 } > "$out/header.md"
 rc=0
-python3 "$TOP/scripts/bench-report.py" "$out" "${consoles[@]}" > /dev/null || rc=1
+if python3 "$TOP/scripts/bench-report.py" "$out" "${consoles[@]}" > /dev/null; then
+	result ok "bench-$ARCH/report" >> "$out/results"
+else
+	result fail "bench-$ARCH/report" "no benchmark reported anything" >> "$out/results"
+fi
 cat "$out/header.md" "$out/report.md" > "$out/table.md"
 cat "$out/table.md"
 ln -sfn "$(basename "$out")" "$BUILD/bench/latest"

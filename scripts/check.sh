@@ -16,7 +16,9 @@ t0=$(date +%s)
 mkdir -p "$LOGS"
 : > "$LOGS/results"
 
-"$TOP/scripts/deps.sh"
+for a in $(for e in $matrix; do echo "${e%%:*}"; done | sort -u); do
+	ARCH=$a "$TOP/scripts/deps.sh"
+done
 "$TOP/scripts/source.sh"
 "$TOP/scripts/checkpatch.sh" || true
 n=0
@@ -31,6 +33,19 @@ for entry in $matrix; do
 	fi
 	ARCH=$a CONFIG=$c KERNEL_ARGS="${kargs//,/ }" "$TOP/scripts/boot.sh" "$tag" "$tests"
 done
+
+# Short forms of make demo and make bench on each arch, so that neither
+# can rot: tiny populations and two rounds; their results land in the
+# same results file (CHECK_SMOKE=0 skips them).
+if [ "${CHECK_SMOKE:-1}" = 1 ]; then
+	for a in $(for e in $matrix; do echo "${e%%:*}"; done | sort -u); do
+		log "demo and bench smoke runs on $a"
+		ARCH=$a DEMO_PROCS=2 DEMO_THREADS=100 DEMO_HOG_MB=16 \
+			"$TOP/scripts/demo.sh" > "$LOGS/demo-smoke-$a.out" 2>&1 || true
+		ARCH=$a BENCH_SMOKE=1 "$TOP/scripts/bench.sh" \
+			> "$LOGS/bench-smoke-$a.out" 2>&1 || true
+	done
+fi
 
 pass=$(grep -c '^PASS ' "$LOGS/results" || true)
 fail=$(grep -c '^FAIL ' "$LOGS/results" || true)

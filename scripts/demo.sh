@@ -48,13 +48,19 @@ echo
 cat "$out/table.md"
 echo
 
-if [ "$(wc -l < "$out/kernelstack.csv")" -gt 2 ]; then
-	"$TOP/scripts/plot.sh" "$out/kernelstack.csv" "$out/kernelstack.svg" \
-		"KernelStack, $procs x $threads threads ($ARCH)"
+if [ ! -s "$out/table.md" ]; then
+	result fail "$tag/table" "the guest printed no table"
+elif [ "$(wc -l < "$out/kernelstack.csv")" -lt 3 ]; then
+	result fail "$tag/plot" "fewer than two samples"
+elif "$TOP/scripts/plot.sh" "$out/kernelstack.csv" "$out/kernelstack.svg" \
+		"KernelStack, $procs x $threads threads ($ARCH)" && [ -s "$out/kernelstack.svg" ]; then
+	result ok "$tag/plot" > /dev/null
 	echo "plot: $out/kernelstack.svg"
+else
+	result fail "$tag/plot" "gnuplot failed"
 fi
 echo "samples: $out/kernelstack.csv; console: $con"
-grep -v '^PASS' "$out/results" || true
-grep -q '^FAIL' "$out/results" && rc=1
+grep '^FAIL' "$out/results" && rc=1
+grep -q "^FAIL $tag/" "$LOGS/results" && rc=1
 [ $rc -eq 0 ] && echo "demo passed" || echo "demo FAILED"
 exit $rc

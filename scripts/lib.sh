@@ -24,6 +24,13 @@ HDR=$BUILD/$ARCH-headers      # headers_install output for test programs
 LOGS=$BUILD/logs
 
 die() { echo "error: $*" >&2; exit 1; }
+# result ok|fail NAME [WHY]: one line for the results file check.sh counts.
+result() {
+	local line="PASS $2"
+	[ "$1" = ok ] || line="FAIL $2${3:+: $3}"
+	mkdir -p "$LOGS"
+	echo "$line" | tee -a "$LOGS/results"
+}
 log() { echo "==> $*" >&2; }
 
 case "$ARCH" in
@@ -70,7 +77,7 @@ case "$CONFIG" in
 base)	FRAGMENTS="base arch-$ARCH" ;;
 debug)	FRAGMENTS="base arch-$ARCH debug" ;;
 rkstack) FRAGMENTS="base arch-$ARCH sites rkstack" ;;
-rkdebug) FRAGMENTS="base arch-$ARCH debug sites rkstack" ;;
+rkdebug) FRAGMENTS="base arch-$ARCH debug sites rkstack rkdebug" ;;
 # Unpatched 6.12 with the same options minus the feature: the third column
 # of the benchmarks. Built from the pristine source, never the series.
 vanilla) FRAGMENTS="base arch-$ARCH sites"; KSRC=${KSRC:-$BUILD/src/pristine} ;;

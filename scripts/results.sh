@@ -4,7 +4,8 @@
 # Prints "PASS tag/test" / "FAIL tag/test: reason" lines (with an excerpt of
 # the console for failures) and appends them to $LOGS/results.
 #   - each TAP "ok"/"not ok" line inside a test's frame is one result;
-#     KTAP from KUnit ("ok N name" at any indent) counts the same way;
+#     KTAP from KUnit at boot ("ok N name" at any indent, printk time
+#     stamps stripped) counts the same way, as the frame "kunit";
 #   - a test program that printed no TAP counts once, by its exit code;
 #   - a kernel splat, a panic, a missing frame end, a hang (timeout) or a
 #     failing QEMU exit is a failed result of its own.
@@ -27,8 +28,11 @@ function res(ok, name, why) {
 function excerpt(from,   i) {
 	for (i = from; i <= NR && i < from + 40; i++) print "    | " lines[i]
 }
-{ sub(/\r$/, ""); lines[NR] = $0 }
-/@@RK-START/ { started = 1 }
+{ sub(/\r$/, ""); lines[NR] = $0; plain = $0; sub(/^\[ *[0-9]+\.[0-9]+\] /, "", plain) }
+# KUnit runs before /init: its KTAP (printk timestamps stripped) is the
+# frame "kunit" until the guest starts the tests.
+!started && cur == "" && plain ~ /^KTAP version/ { cur = "kunit"; ntap = 0; begin = NR }
+/@@RK-START/ { started = 1; if (cur == "kunit") cur = "" }
 /@@RK-BEGIN / { cur = $2; ntap = 0; begin = NR; next }
 /@@RK-END / {
 	if (ntap == 0) {
@@ -42,8 +46,8 @@ function excerpt(from,   i) {
 }
 /@@RK-DONE/ { done = 1 }
 /@@RK-TIMEOUT/ { timedout = 1 }
-cur != "" && /^[ \t]*(not )?ok [0-9]+ / {
-	line = $0; sub(/^[ \t]*/, "", line)
+cur != "" && plain ~ /^[ \t]*(not )?ok [0-9]+ / {
+	line = plain; sub(/^[ \t]*/, "", line)
 	ok = (line !~ /^not ok/)
 	name = line; sub(/^(not )?ok [0-9]+ /, "", name); sub(/ # .*$/, "", name)
 	ntap++
