@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench stress tree export clean
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -35,6 +35,10 @@ demo:
 
 bench:
 	$(S)/bench.sh
+
+# The full stress test on the debug kernel (tests/reclaim_stress.c).
+stress:
+	$(S)/stress.sh
 
 tree: deps
 	$(S)/tree.sh
