@@ -20,14 +20,27 @@
  *                times=-1) fails every fast path, so each wakeup goes to
  *                the worker; stack_repopulate_deferred must rise by
  *                threads (metric deferred_fraction).
+ * Where the woken thread runs matters more than anything else under TCG:
+ * a wakeup onto the other, idle, CPU needs the host to schedule that
+ * vCPU's thread, which on a loaded host costs anywhere from 20 us to
+ * milliseconds. So with pin=1 (default) the waker and every waiter share
+ * CPU 0: a sample is the waker's wakeup (with the fast path's page
+ * mapping, or the hand-off to the worker), the rest of its futex call,
+ * its going to sleep, and the switch to the woken thread; the pool refill
+ * and the repopulation worker compete on that CPU, as they do for a
+ * wake-affine wakeup. pin=0 leaves placement to the scheduler (samples
+ * then mix both cases, in proportions that vary from round to round).
+ *
  * On a kernel without the feature only "vanilla" runs (the same as
  * unreclaimed). Reported: per round and mode median_us; over all rounds
  * per mode p50_us, p90_us, p99_us and count (round=0).
  *
- * Arguments: rounds= threads= pause_ms=. boot.sh passes one argument
+ * Arguments: rounds= threads= pause_ms= pin=. boot.sh passes one argument
  * list to every program of a boot, so the keys of the other benchmarks in
  * bench/ are accepted and ignored here.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include "rk_sites.h"
 #include "rk_bench.h"
 
@@ -37,9 +50,9 @@
 #define REBLOCK_MS	10000	/* a woken thread must block again by then */
 
 static const char *const keys[] = {
-	"rounds", "threads", "pause_ms",
+	"rounds", "threads", "pause_ms", "pin",
 	/* the other benchmarks' */
-	"iters", "groups", "fds", "loops", "pin", "forks", "slices",
+	"iters", "groups", "fds", "loops", "forks", "slices",
 	NULL
 };
 
@@ -53,7 +66,20 @@ struct waiter {
 
 static struct waiter w[MAX_THREADS];
 static pthread_t tids[MAX_THREADS];
-static long nthreads, pause_ms;
+static long nthreads, pause_ms, pin;
+
+/* With pin=1: the calling thread onto CPU 0. */
+static void pin_self(void)
+{
+	cpu_set_t set;
+
+	if (!pin)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+}
 
 static void *waiter_thread(void *arg)
 {
@@ -61,6 +87,7 @@ static void *waiter_thread(void *arg)
 	int seen = 0;
 
 	me->tid = syscall(SYS_gettid);
+	pin_self();
 	for (;;) {
 		__atomic_store_n(&me->ack, seen, __ATOMIC_RELEASE);
 		while (__atomic_load_n(&me->word, __ATOMIC_ACQUIRE) == seen)
@@ -249,8 +276,10 @@ int main(int argc, char **argv)
 	rounds = rk_arg_long(argc, argv, "rounds", 10, 1, MAX_ROUNDS);
 	nthreads = rk_arg_long(argc, argv, "threads", 32, 1, MAX_THREADS);
 	pause_ms = rk_arg_long(argc, argv, "pause_ms", 2, 0, 1000);
-	printf("p4_wake: rounds=%ld threads=%ld pause_ms=%ld%s\n", rounds,
-	       nthreads, pause_ms, have ? "" : " (no feature: vanilla only)");
+	pin = rk_arg_long(argc, argv, "pin", 1, 0, 1);
+	printf("p4_wake: rounds=%ld threads=%ld pause_ms=%ld pin=%ld%s\n", rounds,
+	       nthreads, pause_ms, pin, have ? "" : " (no feature: vanilla only)");
+	pin_self();
 
 	for (int mode = 0; mode < 3; mode++) {
 		pooled[mode] = malloc(rounds * nthreads * sizeof(double));
