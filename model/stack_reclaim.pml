@@ -603,8 +603,12 @@ end:	do
 		:: block_key && pf && st == PREPARE_RECLAIM -> switched_out(ok, olru)
 		:: else
 		fi;
+#ifdef BUG_HOOK_AFTER_ON_CPU
+		d_step { rqlk[fcpu] = 0; fts = 0 }	/* finish_lock_switch() */
+#else
 		/* finish_task(): smp_store_release(&prev->on_cpu, 0); finish_lock_switch() */
 		d_step { on_cpu = 0; rqlk[fcpu] = 0; fts = 0 }
+#endif
 	od
 }
 
