@@ -19,18 +19,26 @@
  * The joiner waits in futex (an annotated site), so with the feature on
  * each join also passes the block and wakeup hooks.
  *
- * Arguments: rounds= iters= forks= slices=. boot.sh passes one argument list to
+ * With pin=1 (default) everything runs on CPU 0 (new threads and children
+ * inherit the affinity): under TCG a new task placed on the other, idle,
+ * vCPU waits for the host to schedule that vCPU's thread, which makes the
+ * rate depend on the host's load more than on the kernel. pin=0 leaves
+ * placement to the scheduler.
+ *
+ * Arguments: rounds= iters= forks= slices= pin=. boot.sh passes one argument list to
  * every program of a boot, so the keys of the other benchmarks in bench/
  * are accepted and ignored here.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <sys/wait.h>
 #include "rk_sites.h"
 #include "rk_bench.h"
 
 static const char *const keys[] = {
-	"rounds", "iters", "forks", "slices",
+	"rounds", "iters", "forks", "slices", "pin",
 	/* the other benchmarks' */
-	"threads", "groups", "fds", "loops", "pin", "pause_ms",
+	"threads", "groups", "fds", "loops", "pause_ms",
 	NULL
 };
 
@@ -80,7 +88,7 @@ static double fork_rate(long n)
 int main(int argc, char **argv)
 {
 	long saved = rk_have_feature() ? rk_read_long(RK_SYSCTL) : -1;
-	long rounds, iters, forks, slices, n_thr, n_fork;
+	long rounds, iters, forks, slices, pin, n_thr, n_fork;
 	static double v[2][2][1000];	/* bench, mode (on/vanilla, off), round */
 	static const char *const names[2] = { "p5_threads", "p5_fork" };
 	static const char *const metrics[2] = { "threads_per_s", "forks_per_s" };
@@ -91,10 +99,19 @@ int main(int argc, char **argv)
 	iters = rk_arg_long(argc, argv, "iters", 2000, 1, 100000000);
 	forks = rk_arg_long(argc, argv, "forks", 200, 0, 100000000);
 	slices = rk_arg_long(argc, argv, "slices", 5, 1, 1000);
+	pin = rk_arg_long(argc, argv, "pin", 1, 0, 1);
 	n_thr = iters / slices > 0 ? iters / slices : 1;
 	n_fork = forks / slices > 0 || !forks ? forks / slices : 1;
-	printf("p5_threads: rounds=%ld iters=%ld forks=%ld slices=%ld\n", rounds,
-	       iters, forks, slices);
+	printf("p5_threads: rounds=%ld iters=%ld forks=%ld slices=%ld pin=%ld\n",
+	       rounds, iters, forks, slices, pin);
+	if (pin) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			perror("sched_setaffinity");
+	}
 
 	/* One untimed run of each first: TCG translates the code once. */
 	if (thread_rate(n_thr) < 0 || (forks && fork_rate(n_fork) < 0))
