@@ -96,8 +96,8 @@ int main(int argc, char **argv)
 
 	rk_args_check(argc, argv, keys);
 	rounds = rk_arg_long(argc, argv, "rounds", 10, 1, 1000);
-	iters = rk_arg_long(argc, argv, "iters", 2000, 1, 100000000);
-	forks = rk_arg_long(argc, argv, "forks", 200, 0, 100000000);
+	iters = rk_arg_long(argc, argv, "iters", 5000, 1, 100000000);
+	forks = rk_arg_long(argc, argv, "forks", 400, 0, 100000000);
 	slices = rk_arg_long(argc, argv, "slices", 5, 1, 1000);
 	pin = rk_arg_long(argc, argv, "pin", 1, 0, 1);
 	n_thr = iters / slices > 0 ? iters / slices : 1;
