@@ -688,7 +688,21 @@ end:	do
 					d_step { node = N_NONE; lrulock = 0; lazy = 0 }
 #else
 					d_step { node = N_NONE };	/* list_lru_isolate() */
-					d_step { assert(!freed); lru = L_NOT_PRESENT; lrulock = 0; lazy = 0 }
+					/*
+					 * Publish NOT_PRESENT, or, if p blocked again meanwhile
+					 * (its switch-out saw NEW and queued it nowhere), PENDING
+					 * and onto the pending list (race 5 in stack_isolate()).
+					 */
+					d_step {
+						assert(!freed);
+						if
+						:: st == RECLAIMABLE ->
+							assert(node == N_NONE);
+							lru = L_PENDING; node = N_PENDING; drain_pending = 1
+						:: else -> lru = L_NOT_PRESENT
+						fi;
+						lrulock = 0; lazy = 0
+					}
 #endif
 				:: else
 				fi;
