@@ -4,13 +4,16 @@
 # switches the feature on and off itself, A/B interleaved), the unpatched
 # 6.12 build for the third column, and write the report.
 #   BENCH_ROUNDS (10), BENCH_SMOKE=1 (tiny sizes, for make check),
-#   BENCH_VANILLA=0 (skip the unpatched kernel).
+#   BENCH_VANILLA=0 (skip the unpatched kernel), BENCH_CONFIG (the
+#   feature build to measure: rkstack; make check's smoke uses its own).
 . "$(dirname "$0")/lib.sh"
 
 rounds=${BENCH_ROUNDS:-10}
 [[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 100 ] ||
 	die "BENCH_ROUNDS=$rounds: want an integer in [1, 100]"
 vanilla=${BENCH_VANILLA:-1}
+fcfg=${BENCH_CONFIG:-rkstack}
+case "$fcfg" in rk*) ;; *) die "BENCH_CONFIG=$fcfg: want a feature build (rkstack, rkdebug)" ;; esac
 smoke=${BENCH_SMOKE:-0}
 
 # program:arguments (comma separated) for the feature kernel; the
@@ -29,8 +32,8 @@ fi
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/source.sh"
-CONFIG=rkstack "$TOP/scripts/kernel.sh"
-CONFIG=rkstack "$TOP/scripts/initramfs.sh" > /dev/null
+CONFIG=$fcfg "$TOP/scripts/kernel.sh"
+CONFIG=$fcfg "$TOP/scripts/initramfs.sh" > /dev/null
 [ "$vanilla" = 1 ] && CONFIG=vanilla "$TOP/scripts/kernel.sh"
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -49,7 +52,7 @@ run() { # config tag prog:args
 		result fail "$tag-$prog/reported" "no @@RK-BENCH line" >> "$out/results"
 	fi
 }
-for p in $progs; do run rkstack bench-$ARCH "$p"; done
+for p in $progs; do run "$fcfg" bench-$ARCH "$p"; done
 if [ "$vanilla" = 1 ]; then
 	for p in $vprogs; do run vanilla bench-$ARCH-vanilla "$p"; done
 fi

@@ -7,11 +7,14 @@
 
 # arch:config:tests[:extra,kernel,args], space separated.
 # base: the series applied, feature built out (the "off" build);
-# rkstack: feature built in and switched on at boot; booted again with a
-# bad reclaimable_stacks= after the good one, which must be refused.
+# rkdebug: the debug kernel (lockdep, KFENCE, DEBUG_VM, page poisoning,
+# fault injection) with the feature on at boot and its KUnit suites, which
+# run before /init; booted again with a bad reclaimable_stacks= after the
+# good one, which must be refused; arm64: the feature build.
 matrix=${CHECK_MATRIX:-"x86_64:base:smoke_kstack
-	x86_64:rkstack:all
-	x86_64:rkstack:bootparam:reclaimable_stacks=foo,rk.expect_enabled=1"}
+	x86_64:rkdebug:all
+	x86_64:rkdebug:bootparam:reclaimable_stacks=foo,rk.expect_enabled=1
+	arm64:rkstack:all"}
 t0=$(date +%s)
 mkdir -p "$LOGS"
 : > "$LOGS/results"
@@ -21,6 +24,7 @@ for a in $(for e in $matrix; do echo "${e%%:*}"; done | sort -u); do
 done
 "$TOP/scripts/source.sh"
 "$TOP/scripts/checkpatch.sh" || true
+[ "${CHECK_MODEL:-1}" = 1 ] && { "$TOP/scripts/model.sh" || true; }
 n=0
 for entry in $matrix; do
 	IFS=: read -r a c tests kargs <<< "$entry"
@@ -36,13 +40,17 @@ done
 
 # Short forms of make demo and make bench on each arch, so that neither
 # can rot: tiny populations and two rounds; their results land in the
-# same results file (CHECK_SMOKE=0 skips them).
+# same results file (CHECK_SMOKE=0 skips them). They use the first
+# feature config the matrix has for the arch, so nothing extra is built.
 if [ "${CHECK_SMOKE:-1}" = 1 ]; then
 	for a in $(for e in $matrix; do echo "${e%%:*}"; done | sort -u); do
-		log "demo and bench smoke runs on $a"
-		ARCH=$a DEMO_PROCS=2 DEMO_THREADS=100 DEMO_HOG_MB=16 \
+		c=$(for e in $matrix; do echo "$e"; done | awk -F: -v a="$a" \
+			'$1 == a && $2 ~ /^rk/ { print $2; exit }')
+		[ -n "$c" ] || continue
+		log "demo and bench smoke runs on $a-$c"
+		ARCH=$a DEMO_CONFIG=$c DEMO_PROCS=2 DEMO_THREADS=100 DEMO_HOG_MB=16 \
 			"$TOP/scripts/demo.sh" > "$LOGS/demo-smoke-$a.out" 2>&1 || true
-		ARCH=$a BENCH_SMOKE=1 "$TOP/scripts/bench.sh" \
+		ARCH=$a BENCH_CONFIG=$c BENCH_SMOKE=1 "$TOP/scripts/bench.sh" \
 			> "$LOGS/bench-smoke-$a.out" 2>&1 || true
 	done
 fi
