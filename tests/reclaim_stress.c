@@ -1407,7 +1407,7 @@ TEST_F_TIMEOUT(stress, all_sites, 6 * 3600)
 			fpa_end = now_ms();
 			__atomic_store_n(&g.fpa_on, 0, __ATOMIC_RELEASE);
 		}
-		if (now - last_log >= 30000) {
+		if (now - last_log >= 10000) {
 			cycles = total_cycles();
 			TH_LOG("%3lds: %ld cycles (%ld/s); reclaimed %ld stacks; "
 			       "repopulated %ld fast, %ld deferred, %ld retries; "
