@@ -951,12 +951,16 @@ static const char *const fattr_files[] = {
 };
 #define NR_FATTR_FILES (int)(sizeof(fattr_files) / sizeof(fattr_files[0]))
 
+/* Retried: inside the fail_page_alloc window opening the file may fail. */
 static int fattr_write(const char *dir, const char *file, const char *val)
 {
 	char path[128];
+	int r;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return rk_write_file(path, val);
+	for (int i = 0; (r = rk_write_file(path, val)) && i < 200; i++)
+		rk_sleep_ms(10);
+	return r;
 }
 
 static long fattr_read(const char *dir, const char *file)
