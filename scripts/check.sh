@@ -55,6 +55,14 @@ if [ "${CHECK_SMOKE:-1}" = 1 ]; then
 	done
 fi
 
+# The kernel tree's futex, epoll, timers and sigaltstack selftests on the
+# unpatched kernel and on the matrix's x86_64 feature config, compared test
+# by test (scripts/kselftests.sh; CHECK_KSELFTESTS=0 skips them).
+if [ "${CHECK_KSELFTESTS:-1}" = 1 ]; then
+	c=$(for e in $matrix; do echo "$e"; done | awk -F: '$1 == "x86_64" && $2 ~ /^rk/ { print $2; exit }')
+	[ -z "$c" ] || ARCH=x86_64 KS_CONFIG=$c "$TOP/scripts/kselftests.sh" check || true
+fi
+
 pass=$(grep -c '^PASS ' "$LOGS/results" || true)
 fail=$(grep -c '^FAIL ' "$LOGS/results" || true)
 echo

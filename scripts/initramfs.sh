@@ -42,5 +42,11 @@ for c in "$TOP"/tests/*.c "$TOP"/bench/*.c; do
 	cp "$bin" "$root/$dir/$name"
 done
 
+# Upstream kselftests, when scripts/kselftests.sh has built them.
+if [ -d "$BUILD/$ARCH-kselftests" ]; then
+	cp -r "$BUILD/$ARCH-kselftests" "$root/kselftests"
+	ln -s ../kselftests/run "$root/bench/kselftests"
+fi
+
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out/initramfs.cpio"
 echo "$out/initramfs.cpio"

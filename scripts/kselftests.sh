@@ -1,0 +1,190 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kselftests.sh build|compare|check|report: the kernel tree's own selftests
+# for futex, epoll, timers and sigaltstack (guest/kselftests.list), run on
+# the unpatched 6.12 and on the feature kernel, compared test by test.
+#   build    build them statically with the selftests' Makefiles ($TEST_CC,
+#            uapi headers from $HDR) into $BUILD/$ARCH-kselftests/, with the
+#            guest runner guest/kselftests; initramfs.sh copies that
+#            directory to /kselftests and the runner to /bench/kselftests
+#   compare  build, rebuild the initramfs, boot CONFIG=vanilla and the
+#            feature kernel (KS_CONFIG, default rkstack; KOUT_PREFIX
+#            applies to it only) with "kselftests", then report
+#   check    kernel.sh for both configs first, then compare (make check)
+#   report VANILLA_CONSOLE PATCHED_CONSOLE [RETRY_CONSOLE]
+#            compare consoles: one result line per test,
+#            "PASS kselftests-regress/<test>" unless it passes on vanilla
+#            (or fails differently) and fails on the patched kernel, also
+#            in the retry if there was one; the table, failures on both
+#            and passes on retry included, goes to $LOGS/kselftests-$ARCH.txt
+. "$(dirname "$0")/lib.sh"
+
+list=$TOP/guest/kselftests.list
+out=$BUILD/$ARCH-kselftests
+cfg=${KS_CONFIG:-rkstack}
+
+build() {
+	local st=$SRC/tools/testing/selftests d progs
+	# initramfs.sh installs the uapi headers the tests build against.
+	[ -f "$HDR/.stamp" ] || "$TOP/scripts/initramfs.sh" > /dev/null
+	[ "$HDR/.stamp" -nt "$out/.stamp" ] && rm -rf "$out"
+	for d in $(awk '!/^#/ && NF { print $3 }' "$list" | sort -u); do
+		progs=$(awk -v d="$d" -v o="$out/$d/" '!/^#/ && $3 == d { print o $4 }' \
+			"$list" | sort -u)
+		mkdir -p "$out/$d"
+		# shellcheck disable=SC2086 # one target per word
+		make -s -C "$st/$d" OUTPUT="$out/$d" CC="$TEST_CC" \
+			KHDR_INCLUDES="-isystem $HDR/include" USERLDFLAGS="-static -s" \
+			$progs || return 1
+	done
+	install -m 755 "$TOP/guest/kselftests" "$out/run"
+	cp "$list" "$out/list"
+	touch "$out/.stamp"
+	log "kselftests for $ARCH in $out"
+}
+
+# parse CONSOLE: "key name status" for each result inside the kselftests
+# frame. A case's key is its program and number, not its description,
+# which some tests change when they fail ("futex_requeue many succeeds"
+# / "... many returned: 0").
+parse() {
+	awk '{ sub(/\r$/, "") }
+	/^@@RK-BEGIN kselftests/ { f = 1; next }
+	/^@@RK-END kselftests/ { f = 0; next }
+	f && /^(not )?ok [0-9]+ / {
+		st = /^not ok/ ? "fail" : / # SKIP/ ? "skip" : "pass"
+		n = /^not ok/ ? $3 : $2
+		name = $0; sub(/^(not )?ok [0-9]+ /, "", name); sub(/ # .*/, "", name)
+		key = name
+		if (split(name, c, "/") > 2) key = c[1] "/" c[2] "/#" n
+		print key, name, st
+	}' "$1"
+}
+
+# table VANILLA PATCHED [RETRY]: "test vanilla patched" for every test of
+# either console, in order of first appearance, named as in the first
+# console that has it; a test that failed on the patched kernel but
+# passed in RETRY (a second patched boot running only the regressed
+# programs), or is absent from it while its program passed, is "flaky".
+table() {
+	awk 'FILENAME == ARGV[1] { v[$1] = $3 } FILENAME == ARGV[2] { p[$1] = $3 }
+	     FILENAME == ARGV[3] { r[$1] = $3; next }
+	     !($1 in s) { s[$1] = 1; o[++n] = $1; name[$1] = $2 }
+	     END { for (i = 1; i <= n; i++) {
+		     t = o[i]; a = t in v ? v[t] : "missing"; b = t in p ? p[t] : "missing"
+		     # Passed in the retry, or absent from a retry its program passed.
+		     if (split(t, c, "/") > 2 && !(t in r)) r[t] = r[c[1] "/" c[2]]
+		     if (b != "pass" && b != a && r[t] == "pass") b = "flaky"
+		     print name[t], a, b } }' \
+		<(parse "$1") <(parse "$2") <(parse "${3:-/dev/null}")
+}
+
+report() {
+	local vcon=$1 pcon=$2 rcon=${3:-} txt=$LOGS/kselftests-$ARCH.txt name v p verdict why
+	[ -f "$vcon" ] && [ -f "$pcon" ] || die "report: need two console logs"
+	mkdir -p "$LOGS"
+	{
+		echo "kselftests, $ARCH: vanilla $vcon, patched $pcon${rcon:+, retry $rcon}"
+		printf '%-72s %-8s %-8s %s\n' test vanilla patched verdict
+	} > "$txt"
+	table "$vcon" "$pcon" "$rcon" |
+	while read -r name v p; do
+		verdict=PASS why=
+		if [ "$p" = flaky ]; then
+			verdict=PASS-ON-RETRY
+		elif [ "$p" != pass ] && [ "$p" = "$v" ]; then
+			verdict=${p^^}-ON-BOTH
+		elif [ "$p" != pass ]; then
+			verdict=FAIL
+			if [ "$v" = pass ]; then
+				why="passes on vanilla, fails patched"
+				[ "$p" = fail ] || why="passes on vanilla, $p on patched"
+			else
+				why="vanilla: $v, patched: $p"
+			fi
+		fi
+		printf '%-72s %-8s %-8s %s\n' "$name" "$v" "$p" "$verdict" >> "$txt"
+		if [ "$verdict" = FAIL ]; then
+			result fail "kselftests-regress/$name" "$why"
+		else
+			result ok "kselftests-regress/$name" > /dev/null
+		fi
+	done
+	{
+		echo
+		echo "vanilla: $(grep -ho 'kselftests: all done in .*' "$vcon" | tr -d '\r')"
+		echo "patched: $(grep -ho 'kselftests: all done in .*' "$pcon" | tr -d '\r')"
+		echo "patched: $(grep -ho 'vm.reclaimable_stacks=[^,]*' "$pcon" | head -1)," \
+		     "stack vmstat deltas during the run:" \
+		     "$(sed -n 's/.*@@RK-KSELFTESTS-VMSTAT //p' "$pcon" | tr -d '\r')"
+		echo "$(grep -c ' PASS$' "$txt") pass on the patched kernel," \
+		     "$(grep -c ' PASS-ON-RETRY$' "$txt") only on a retry," \
+		     "$(grep -c -- '-ON-BOTH$' "$txt") fail or skip on both," \
+		     "$(grep -c ' FAIL$' "$txt") regressions"
+		grep -E -- '-ON-BOTH$| PASS-ON-RETRY$| FAIL$' "$txt" || true
+	} > "$txt.tail"
+	cat "$txt.tail" >> "$txt"
+	rm -f "$txt.tail"
+	sed -n '/^$/,$p' "$txt"
+	echo "table: $txt"
+}
+
+# boot_ks TAG: boot the current (CONFIG, KOUT_PREFIX) with the kselftests
+# runner; prints the seconds it took.
+boot_ks() {
+	local t0=$SECONDS
+	BOOT_TIMEOUT=${KS_BOOT_TIMEOUT:-$((600 * TIME_SCALE))} \
+		"$TOP/scripts/boot.sh" "$1" kselftests "${KS_ARGS:-}" > /dev/null || true
+	echo $((SECONDS - t0))
+}
+
+# drop_results TAG...: remove boot.sh's results for these tag prefixes
+# (and their console excerpts) from $LOGS/results.
+drop_results() {
+	awk -v tags="$*" 'BEGIN { n = split(tags, t, " ") }
+		/^(PASS|FAIL) / { drop = 0; for (i = 1; i <= n; i++) if (index($2, t[i]) == 1) drop = 1 }
+		!drop' "$LOGS/results" > "$LOGS/results.ks.$$"
+	cat "$LOGS/results.ks.$$" > "$LOGS/results"
+	rm -f "$LOGS/results.ks.$$"
+}
+
+compare() {
+	local vtag=ks-$ARCH-vanilla ptag=ks-$ARCH-$cfg tv tp tr=0 again
+	build || { result fail "kselftests-regress/build" "selftests failed to build"; return 1; }
+	"$TOP/scripts/initramfs.sh" > /dev/null
+	log "kselftests: booting $ARCH-vanilla, then ${KOUT_PREFIX:-}$ARCH-$cfg"
+	tv=$(KOUT_PREFIX='' CONFIG=vanilla boot_ks "$vtag")
+	tp=$(CONFIG=$cfg boot_ks "$ptag")
+	rm -f "$LOGS/$ptag-retry.log"
+	# Under TCG some tests are timing-bound (epoll60 busy-waits for ten
+	# threads 300 times within 30 s): programs with a test that passed on
+	# vanilla but not here run once more, alone, on the patched kernel.
+	again=$(table "$LOGS/$vtag.log" "$LOGS/$ptag.log" |
+		awk '$3 != "pass" && $3 != $2 { split($1, c, "/"); print c[1] "/" c[2] }' |
+		sort -u | paste -sd, -)
+	if [ -n "$again" ]; then
+		log "kselftests: again on ${KOUT_PREFIX:-}$ARCH-$cfg: $again"
+		tr=$(CONFIG=$cfg KS_ARGS=$again boot_ks "$ptag-retry")
+	fi
+	# boot.sh added its own results; keep only the patched guests'
+	# kernel-splat and guest-finished (with their excerpts): the tests
+	# themselves are judged against vanilla by report.
+	drop_results "$vtag/" "$ptag/kselftests/" "$ptag-retry/kselftests/"
+	grep -E "^(PASS|FAIL) $ptag(-retry)?/" "$LOGS/results" || true
+	report "$LOGS/$vtag.log" "$LOGS/$ptag.log" "${again:+$LOGS/$ptag-retry.log}"
+	echo "boots: vanilla ${tv} s, patched ${tp} s, retry ${tr} s, $((tv + tp + tr)) s in all" |
+		tee -a "$LOGS/kselftests-$ARCH.txt"
+}
+
+case "${1:-}" in
+build)	build ;;
+compare) compare ;;
+check)
+	if ! CONFIG=vanilla "$TOP/scripts/kernel.sh" || ! CONFIG=$cfg "$TOP/scripts/kernel.sh"; then
+		result fail "kselftests-regress/build" "kernel build failed"
+		exit 1
+	fi
+	compare ;;
+report)	report "${2:?}" "${3:?}" "${4:-}" ;;
+*)	die "usage: $0 build|compare|check|report VANILLA_CONSOLE PATCHED_CONSOLE [RETRY_CONSOLE]" ;;
+esac
