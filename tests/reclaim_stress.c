@@ -713,7 +713,7 @@ static int job_child_main(int nr, long stops)
 	int bad = 0;
 
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 << 10);
+	pthread_attr_setstacksize(&attr, rk_thread_stack_size(64 << 10));
 	for (int i = 0; i < nr; i++)
 		if (pthread_create(&th[i], &attr, job_thread, (void *)(intptr_t)i))
 			return 2;
@@ -864,7 +864,7 @@ static void *churn_loop(void *arg)
 
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 64 << 10);
+	pthread_attr_setstacksize(&attr, rk_thread_stack_size(64 << 10));
 	while (!bg_stopped()) {
 		pthread_t t;
 		int r;
@@ -1304,7 +1304,7 @@ TEST_F_TIMEOUT(stress, all_sites, 6 * 3600)
 		}
 	}
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 << 10);
+	pthread_attr_setstacksize(&attr, rk_thread_stack_size(64 << 10));
 	for (int i = 0; i < g.nr_waiters; i++)
 		ASSERT_EQ(0, pthread_create(&g.w[i].th, &attr, waiter_main, &g.w[i]));
 	for (long i = 0; i < g.per_site[S_BINDER]; i++)

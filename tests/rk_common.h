@@ -100,6 +100,18 @@ static inline long rk_wait_kernel_stack(long want_kb, long slack_kb, int ms)
 	return cur;
 }
 
+/*
+ * A thread stack of @want bytes, or the C library's minimum if that is
+ * larger: glibc's is 16 KiB on x86_64 but 128 KiB on arm64, where a
+ * smaller size makes pthread_attr_setstacksize() fail with EINVAL.
+ */
+static inline size_t rk_thread_stack_size(size_t want)
+{
+	long min = sysconf(_SC_THREAD_STACK_MIN);
+
+	return min > 0 && (size_t)min > want ? (size_t)min : want;
+}
+
 /* Value of "key=N" on the kernel command line, or def. */
 static inline long rk_cmdline_long(const char *key, long def)
 {

@@ -45,7 +45,7 @@ TEST(futex_threads_account_their_stacks)
 	tasks0 = rk_nr_tasks();
 	ASSERT_GT(base, 0);
 	ASSERT_EQ(0, pthread_attr_init(&attr));
-	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, 64 * 1024));
+	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, rk_thread_stack_size(64 << 10)));
 	for (i = 0; i < NR_THREADS; i++)
 		ASSERT_EQ(0, pthread_create(&tids[i], &attr, parker, NULL));
 	while (__atomic_load_n(&parked, __ATOMIC_SEQ_CST) < NR_THREADS)
