@@ -5,7 +5,7 @@
 # before/after table and plot KernelStack over time.
 #   DEMO_PROCS (16), DEMO_THREADS per process (250), DEMO_HOG_MB (64),
 #   DEMO_MIX (site:weight/..., default in bench/demo.c).
-CONFIG=${DEMO_CONFIG:-rkstack}
+export CONFIG=${DEMO_CONFIG:-rkstack}
 . "$(dirname "$0")/lib.sh"
 
 procs=${DEMO_PROCS:-16}

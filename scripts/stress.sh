@@ -7,7 +7,7 @@
 #   STRESS_THREADS (4000), STRESS_CYCLES (1000000), STRESS_ARGS (more
 #   rk.stress_*=N kernel arguments), STRESS_CONFIG (rkdebug),
 #   BOOT_TIMEOUT (14400 s).
-CONFIG=${STRESS_CONFIG:-rkdebug}
+export CONFIG=${STRESS_CONFIG:-rkdebug}
 . "$(dirname "$0")/lib.sh"
 
 threads=${STRESS_THREADS:-4000}
