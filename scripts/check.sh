@@ -60,7 +60,8 @@ fi
 # by test (scripts/kselftests.sh; CHECK_KSELFTESTS=0 skips them).
 if [ "${CHECK_KSELFTESTS:-1}" = 1 ]; then
 	c=$(for e in $matrix; do echo "$e"; done | awk -F: '$1 == "x86_64" && $2 ~ /^rk/ { print $2; exit }')
-	[ -z "$c" ] || ARCH=x86_64 KS_CONFIG=$c "$TOP/scripts/kselftests.sh" check || true
+	[ -z "$c" ] || ARCH=x86_64 KS_CONFIG=$c KS_BASE=${CHECK_KS_BASE:-base} \
+		"$TOP/scripts/kselftests.sh" check || true
 fi
 
 pass=$(grep -c '^PASS ' "$LOGS/results" || true)
