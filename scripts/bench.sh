@@ -41,7 +41,8 @@ out=$BUILD/bench/$ARCH-$stamp
 mkdir -p "$out"
 consoles=()
 run() { # config tag prog:args
-	local cfg=$1 tag=$2 prog=${3%%:*} args=${3#*:}
+	local cfg=$1 tag=$2 prog=${3%%:*} args=
+	[ "$prog" = "$3" ] || args=${3#*:}
 	CONFIG=$cfg BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} \
 		"$TOP/scripts/boot.sh" "$tag-$prog" "$prog" "$args" >> "$out/results"
 	cp "$LOGS/$tag-$prog.log" "$out/"
