@@ -9,8 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 rounds=${BENCH_ROUNDS:-10}
-[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 100 ] ||
-	die "BENCH_ROUNDS=$rounds: want an integer in [1, 100]"
+int_in BENCH_ROUNDS "$rounds" 1 100
 vanilla=${BENCH_VANILLA:-1}
 fcfg=${BENCH_CONFIG:-rkstack}
 case "$fcfg" in rk*) ;; *) die "BENCH_CONFIG=$fcfg: want a feature build (rkstack, rkdebug)" ;; esac

@@ -13,10 +13,6 @@ threads=${DEMO_THREADS:-250}
 hog=${DEMO_HOG_MB:-64}
 mix=${DEMO_MIX:-}
 
-int_in() { # name value min max
-	[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
-		die "$1=$2: want an integer in [$3, $4]"
-}
 int_in DEMO_PROCS "$procs" 1 64
 int_in DEMO_THREADS "$threads" 1 2000
 int_in DEMO_HOG_MB "$hog" 0 1024

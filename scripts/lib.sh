@@ -24,6 +24,11 @@ HDR=$BUILD/$ARCH-headers      # headers_install output for test programs
 LOGS=$BUILD/logs
 
 die() { echo "error: $*" >&2; exit 1; }
+# int_in NAME VALUE MIN MAX: die unless VALUE is an integer in range.
+int_in() {
+	[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
+		die "$1=$2: want an integer in [$3, $4]"
+}
 # result ok|fail NAME [WHY]: one line for the results file check.sh counts.
 result() {
 	local line="PASS $2"

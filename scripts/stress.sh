@@ -14,10 +14,6 @@ threads=${STRESS_THREADS:-4000}
 cycles=${STRESS_CYCLES:-1000000}
 extra=${STRESS_ARGS:-}
 
-int_in() { # name value min max
-	[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
-		die "$1=$2: want an integer in [$3, $4]"
-}
 int_in STRESS_THREADS "$threads" 10 9000
 int_in STRESS_CYCLES "$cycles" 1 100000000
 for a in $extra; do

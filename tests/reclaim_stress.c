@@ -659,25 +659,9 @@ static int binder_sender(long total)
 
 static int binder_start(int nr)
 {
-	static int seq;
-	struct binderfs_device dev = { 0 };
-	uint32_t max = 0;
-	int ctl, err;
-
-	if (rk_binder_mount())
-		return -1;
-	snprintf(g.binder_dev, sizeof(g.binder_dev), "rks-%d-%d", getpid(), seq++);
-	strcpy(dev.name, g.binder_dev);
-	ctl = open(RK_BFS "/binder-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
-		return -1;
-	err = ioctl(ctl, BINDER_CTL_ADD, &dev);
-	close(ctl);
-	if (err)
-		return -1;
-	g.binder_fd = rk_binder_open(dev.name);
-	if (g.binder_fd < 0 || ioctl(g.binder_fd, BINDER_SET_MAX_THREADS, &max) ||
-	    ioctl(g.binder_fd, BINDER_SET_CONTEXT_MGR, 0))
+	g.binder_fd = rk_binder_create(g.binder_dev, sizeof(g.binder_dev),
+				       "rks", 0);
+	if (g.binder_fd < 0)
 		return -1;
 	g.binder_total = (long)nr * g.quota;
 	g.seen = calloc(g.binder_total ? g.binder_total : 1, 1);

@@ -62,21 +62,21 @@ static int rk_binder_mount(void)
 	return mount("binder", RK_BFS, "binder", 0, NULL);
 }
 
-/* Thread 0's setup creates the device and becomes its context manager. */
-static int rk_binder_setup(struct rk_pop *pop, int i)
+/*
+ * Create a binderfs device named prefix-pid-seq (into name), open it and
+ * become its context manager allowing max looper threads. The fd, or -1.
+ */
+static int rk_binder_create(char *name, size_t len, const char *prefix,
+			    uint32_t max)
 {
 	static int seq;
 	struct binderfs_device dev = { 0 };
-	uint32_t max = pop->nr;
-	int ctl, err;
+	int ctl, err, fd;
 
-	if (i)
-		return 0;
 	if (rk_binder_mount())
 		return -1;
-	snprintf(pop->binder_dev, sizeof(pop->binder_dev), "rk-%d-%d",
-		 getpid(), seq++);
-	strcpy(dev.name, pop->binder_dev);
+	snprintf(name, len, "%s-%d-%d", prefix, getpid(), seq++);
+	snprintf(dev.name, sizeof(dev.name), "%.*s", (int)len, name);
 	ctl = open(RK_BFS "/binder-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return -1;
@@ -84,12 +84,21 @@ static int rk_binder_setup(struct rk_pop *pop, int i)
 	close(ctl);
 	if (err)
 		return -1;
-	pop->binder_fd = rk_binder_open(dev.name);
-	if (pop->binder_fd < 0 ||
-	    ioctl(pop->binder_fd, BINDER_SET_MAX_THREADS, &max) ||
-	    ioctl(pop->binder_fd, BINDER_SET_CONTEXT_MGR, 0))
+	fd = rk_binder_open(dev.name);
+	if (fd < 0 || ioctl(fd, BINDER_SET_MAX_THREADS, &max) ||
+	    ioctl(fd, BINDER_SET_CONTEXT_MGR, 0))
 		return -1;
-	return 0;
+	return fd;
+}
+
+/* Thread 0's setup creates the device and becomes its context manager. */
+static int rk_binder_setup(struct rk_pop *pop, int i)
+{
+	if (i)
+		return 0;
+	pop->binder_fd = rk_binder_create(pop->binder_dev,
+					  sizeof(pop->binder_dev), "rk", pop->nr);
+	return pop->binder_fd < 0 ? -1 : 0;
 }
 
 /* Take one transaction: its code must be an index nobody else got. */
