@@ -94,7 +94,7 @@ SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another t
 # Everything a build/boot needs from apt, by command or file it provides.
 APT_PKGS="$SRC_PKG $APT_ARCH_PKGS flex bison bc libelf-dev libssl-dev cpio
 	ccache xz-utils make gcc libc6-dev python3 python3-ply rsync kmod dwarves git
-	gnuplot-nox"
+	gnuplot-nox spin"
 
 # Kernel command line each config boots with.
 case "$CONFIG" in

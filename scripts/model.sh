@@ -17,7 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v spin >/dev/null ||
-	die "spin not found: apt-get install -y --no-install-recommends spin"
+	die "spin not found: run 'make deps' (as root)"
 command -v gcc >/dev/null ||
 	die "gcc not found: apt-get install -y --no-install-recommends gcc libc6-dev"
 
