@@ -83,4 +83,44 @@ TEST(bad_input_rejected)
 	EXPECT_EQ(-ESRCH, rk_write_file(INSPECT, "repopulate 999999\n"));
 }
 
+/*
+ * Unwinding a thread whose stack was reclaimed (/proc/PID/stack, wchan)
+ * reads only above its saved SP: it must name the futex wait, and must
+ * not need the missing pages (no repopulation, no fault).
+ */
+TEST(unwind_reclaimed_stack)
+{
+	static struct rk_pop pop;
+	long fast, deferred, named = 0;
+	char path[64], buf[4096];
+
+	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
+	ASSERT_EQ(0, rk_drop_caches(4));
+	fast = rk_vmstat("stack_repopulate_fast");
+	deferred = rk_vmstat("stack_repopulate_deferred");
+	for (int i = 0; i < NR; i++) {
+		struct info in;
+		FILE *f;
+		size_t n;
+
+		ASSERT_EQ(0, inspect(pop.tids[i], &in));
+		EXPECT_EQ(STACK_RECLAIMED, in.state);
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stack", pop.tids[i]);
+		f = fopen(path, "r");
+		ASSERT_NE(NULL, f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		named += strstr(buf, "futex") != NULL;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", pop.tids[i]);
+		f = fopen(path, "r");
+		ASSERT_NE(NULL, f);
+		fclose(f);
+	}
+	EXPECT_EQ(NR, named);
+	EXPECT_EQ(fast, rk_vmstat("stack_repopulate_fast"));
+	EXPECT_EQ(deferred, rk_vmstat("stack_repopulate_deferred"));
+	EXPECT_EQ(NR, rk_pop_finish(&pop));
+}
+
 TEST_HARNESS_MAIN
