@@ -26,9 +26,8 @@
  * cost under TCG is large and noisy); pin=0 lets the scheduler place them.
  *
  * Arguments: rounds= iters= (round trips per ping-pong per round and
- * mode) groups= fds= loops= pin= slices=. boot.sh passes one argument list to every program of a
- * boot, so the keys of the other benchmarks in bench/ are accepted and
- * ignored here.
+ * mode) groups= fds= loops= pin= slices=. Any other key is an error (make bench
+ * boots each program with its own arguments).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -42,8 +41,6 @@
 
 static const char *const keys[] = {
 	"rounds", "iters", "groups", "fds", "loops", "pin", "slices",
-	/* the other benchmarks' */
-	"threads", "forks", "pause_ms",
 	NULL
 };
 

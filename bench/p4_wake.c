@@ -40,9 +40,8 @@
  * unreclaimed). Reported: per round and mode median_us; over all rounds
  * per mode p50_us, p90_us, p99_us and count (round=0).
  *
- * Arguments: rounds= threads= pause_ms= pin=. boot.sh passes one argument
- * list to every program of a boot, so the keys of the other benchmarks in
- * bench/ are accepted and ignored here.
+ * Arguments: rounds= threads= pause_ms= pin=. Any other key is an
+ * error (make bench boots each program with its own arguments).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -56,8 +55,6 @@
 
 static const char *const keys[] = {
 	"rounds", "threads", "pause_ms", "pin",
-	/* the other benchmarks' */
-	"iters", "groups", "fds", "loops", "forks", "slices",
 	NULL
 };
 

@@ -25,9 +25,8 @@
  * rate depend on the host's load more than on the kernel. pin=0 leaves
  * placement to the scheduler.
  *
- * Arguments: rounds= iters= forks= slices= pin=. boot.sh passes one argument list to
- * every program of a boot, so the keys of the other benchmarks in bench/
- * are accepted and ignored here.
+ * Arguments: rounds= iters= forks= slices= pin=. Any other key is an
+ * error (make bench boots each program with its own arguments).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -37,8 +36,6 @@
 
 static const char *const keys[] = {
 	"rounds", "iters", "forks", "slices", "pin",
-	/* the other benchmarks' */
-	"threads", "groups", "fds", "loops", "pause_ms",
 	NULL
 };
 

@@ -26,9 +26,8 @@
  * is the part of us_per_stack that is not reclaim work.
  *
  * After each round the threads are woken, joined and must all have seen
- * their wakeup. Arguments: rounds= threads=. boot.sh passes one argument
- * list to every program of a boot, so the keys of the other benchmarks in
- * bench/ are accepted and ignored here.
+ * their wakeup. Arguments: rounds= threads=. Any other key is an
+ * error (make bench boots each program with its own arguments).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -38,8 +37,6 @@
 
 static const char *const keys[] = {
 	"rounds", "threads",
-	/* the other benchmarks' */
-	"iters", "groups", "fds", "loops", "pin", "forks", "pause_ms", "slices",
 	NULL
 };
 
