@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench stress tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench stress matrix tree export clean
 
 help:
 	@sed -n 's/^## //p' README.md
@@ -39,6 +39,11 @@ bench:
 # The full stress test on the debug kernel (tests/reclaim_stress.c).
 stress:
 	$(S)/stress.sh
+
+# The feature in every configuration users build: full builds, one per
+# option (UP, PREEMPT_RT refused; MEMCG=n, NUMA=n, each preemption model).
+matrix: source
+	$(S)/config-matrix.sh full
 
 tree: deps
 	$(S)/tree.sh

@@ -38,16 +38,19 @@ CONFIG=$fcfg "$TOP/scripts/initramfs.sh" > /dev/null
 stamp=$(date -u +%Y%m%d-%H%M%S)
 out=$BUILD/bench/$ARCH-$stamp
 mkdir -p "$out"
+# Each boot's results are in $RESULTS_D/<its tag>; the report's here.
+results_open "bench-$ARCH-report"
 consoles=()
 run() { # config tag prog:args
 	local cfg=$1 tag=$2 prog=${3%%:*} args=
 	[ "$prog" = "$3" ] || args=${3#*:}
+	# A FAIL of the boot is in $out/results, counted below; go on.
 	CONFIG=$cfg BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} \
-		"$TOP/scripts/boot.sh" "$tag-$prog" "$prog" "$args" >> "$out/results"
+		"$TOP/scripts/boot.sh" "$tag-$prog" "$prog" "$args" >> "$out/results" || true
 	cp "$LOGS/$tag-$prog.log" "$out/"
 	consoles+=("$out/$tag-$prog.log")
 	if grep -q '^@@RK-BENCH ' "$out/$tag-$prog.log"; then
-		result ok "$tag-$prog/reported" >> "$out/results"
+		result pass "$tag-$prog/reported" >> "$out/results"
 	else
 		result fail "$tag-$prog/reported" "no @@RK-BENCH line" >> "$out/results"
 	fi
@@ -66,7 +69,7 @@ fi
 } > "$out/header.md"
 rc=0
 if python3 "$TOP/scripts/bench-report.py" "$out" "${consoles[@]}" > /dev/null; then
-	result ok "bench-$ARCH/report" >> "$out/results"
+	result pass "bench-$ARCH/report" >> "$out/results"
 else
 	result fail "bench-$ARCH/report" "no benchmark reported anything" >> "$out/results"
 fi

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # boot.sh TAG TESTS [ARGS]: boot the ($ARCH, $CONFIG) kernel under QEMU (TCG)
 # running TESTS ("all", "a,b", or "shell" for an interactive guest), keep
-# the console in $LOGS/TAG.log and print its parsed results.
+# the console in $LOGS/TAG.log and print its parsed results (also in
+# $RESULTS_D/TAG). Exit status non-zero if any of them is a FAIL.
 . "$(dirname "$0")/lib.sh"
 
 tag=$1 tests=$2 args=${3:-}
@@ -34,4 +35,5 @@ rc=0
 timeout --foreground -k 10 "$timeout" "${qemu[@]}" < /dev/null \
 	> "$LOGS/$tag.log" 2>&1 || rc=$?
 [ $rc -eq 124 ] && echo "@@RK-TIMEOUT after ${timeout}s" >> "$LOGS/$tag.log"
-"$TOP/scripts/results.sh" "$tag" "$LOGS/$tag.log" "$rc"
+# Its exit status is ours: non-zero on any FAIL.
+exec "$TOP/scripts/results.sh" "$tag" "$LOGS/$tag.log" "$rc"

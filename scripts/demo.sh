@@ -28,6 +28,8 @@ case "$CONFIG" in rk*) ;; *) die "the demo needs a feature build (DEMO_CONFIG=rk
 out=$BUILD/demo/$ARCH
 mkdir -p "$out"
 tag=demo-$ARCH
+# The boot's results are in $RESULTS_D/$tag; the table's and plot's here.
+results_open "$tag-report"
 args="procs=$procs,threads=$threads,hog_mb=$hog${mix:+,mix=$mix}"
 rc=0
 "$TOP/scripts/boot.sh" "$tag" demo "$args" > "$out/results" || rc=$?
@@ -50,7 +52,7 @@ elif [ "$(wc -l < "$out/kernelstack.csv")" -lt 3 ]; then
 	result fail "$tag/plot" "fewer than two samples" >> "$out/results"
 elif "$TOP/scripts/plot.sh" "$out/kernelstack.csv" "$out/kernelstack.svg" \
 		"KernelStack, $procs x $threads threads ($ARCH)" && [ -s "$out/kernelstack.svg" ]; then
-	result ok "$tag/plot" >> "$out/results"
+	result pass "$tag/plot" >> "$out/results"
 	echo "plot: $out/kernelstack.svg"
 else
 	result fail "$tag/plot" "gnuplot failed" >> "$out/results"

@@ -15,8 +15,12 @@
 #            compare consoles: one result line per test,
 #            "PASS kselftests-regress/<test>" unless it passes on vanilla
 #            (or fails differently) and fails on the patched kernel, also
-#            in the retry if there was one; the table, failures on both
-#            and passes on retry included, goes to $LOGS/kselftests-$ARCH.txt
+#            in the retry if there was one (FAIL); a test that skips or
+#            fails on both kernels, or only misses a latency limit
+#            (TIMING), shows no regression but could not show one either:
+#            SKIP. In $RESULTS_D/kselftests-$ARCH; the table, failures on
+#            both and passes on retry included, goes to
+#            $LOGS/kselftests-$ARCH.txt
 . "$(dirname "$0")/lib.sh"
 
 list=$TOP/guest/kselftests.list
@@ -121,11 +125,14 @@ report() {
 			fi
 		fi
 		printf '%-72s %-8s %-8s %s\n' "$name" "$v" "$p" "$verdict" >> "$txt"
-		if [ "$verdict" = FAIL ]; then
-			result fail "kselftests-regress/$name" "$why"
-		else
-			result ok "kselftests-regress/$name" > /dev/null
-		fi
+		# Only the regressions are printed here; check.sh lists the skips.
+		case "$verdict" in
+		FAIL)	result fail "kselftests-regress/$name" "$why" ;;
+		*-ON-BOTH) result skip "kselftests-regress/$name" "${v} on both kernels" > /dev/null ;;
+		TIMING)	result skip "kselftests-regress/$name" \
+				"over a latency limit on the patched kernel only" > /dev/null ;;
+		*)	result pass "kselftests-regress/$name" > /dev/null ;;
+		esac
 	done
 	{
 		echo
@@ -156,14 +163,18 @@ boot_ks() {
 	echo $((SECONDS - t0))
 }
 
-# drop_results TAG...: remove boot.sh's results for these tag prefixes
-# (and their console excerpts) from $LOGS/results.
+# drop_results TAG [NAME]: in the results file of boot TAG, drop the
+# results TAG/NAME and TAG/NAME/... with their console excerpts; without
+# NAME, the whole file.
 drop_results() {
-	awk -v tags="$*" 'BEGIN { n = split(tags, t, " ") }
-		/^(PASS|FAIL) / { drop = 0; for (i = 1; i <= n; i++) if (index($2, t[i]) == 1) drop = 1 }
-		!drop' "$LOGS/results" > "$LOGS/results.ks.$$"
-	cat "$LOGS/results.ks.$$" > "$LOGS/results"
-	rm -f "$LOGS/results.ks.$$"
+	local f=$RESULTS_D/$1 tmp=$LOGS/.results.ks.$$
+	[ $# -gt 1 ] || { rm -f "$f"; return 0; }
+	[ -f "$f" ] || return 0
+	awk -v p="$1/$2" '/^(PASS|FAIL|SKIP) / {
+		name = $2; sub(/:$/, "", name)
+		drop = name == p || index(name, p "/") == 1 }
+		!drop' "$f" > "$tmp"
+	mv "$tmp" "$f"
 }
 
 compare() {
@@ -173,7 +184,7 @@ compare() {
 	log "kselftests: booting $ARCH-$basecfg, then ${KOUT_PREFIX:-}$ARCH-$cfg"
 	tv=$(KOUT_PREFIX='' CONFIG=$basecfg boot_ks "$vtag")
 	tp=$(CONFIG=$cfg boot_ks "$ptag")
-	rm -f "$LOGS/$ptag-retry.log"
+	rm -f "$LOGS/$ptag-retry.log" "$RESULTS_D/$ptag-retry"
 	# Under TCG some tests are timing-bound (epoll60 busy-waits for ten
 	# threads 300 times within 30 s): programs with a test that passed on
 	# vanilla but not here run once more, alone, on the patched kernel.
@@ -184,16 +195,22 @@ compare() {
 		log "kselftests: again on ${KOUT_PREFIX:-}$ARCH-$cfg: $again"
 		tr=$(CONFIG=$cfg KS_ARGS=$again boot_ks "$ptag-retry")
 	fi
-	# boot.sh added its own results; keep only the patched guests'
-	# kernel-splat and guest-finished (with their excerpts): the tests
-	# themselves are judged against vanilla by report.
-	drop_results "$vtag/" "$ptag/kselftests/" "$ptag-retry/kselftests/"
-	grep -E "^(PASS|FAIL) $ptag(-retry)?/" "$LOGS/results" || true
+	# boot.sh wrote a results file per boot; of the patched guests' keep
+	# all but the kselftests frame (kernel-splat, guest-finished, KUnit,
+	# with their excerpts): the tests themselves are judged against
+	# vanilla by report. Vanilla is only the reference.
+	drop_results "$vtag"
+	drop_results "$ptag" kselftests
+	drop_results "$ptag-retry" kselftests
+	cat "$RESULTS_D/$ptag" "$RESULTS_D/$ptag-retry" 2>/dev/null | grep -E '^(PASS|FAIL|SKIP) ' || true
 	report "$LOGS/$vtag.log" "$LOGS/$ptag.log" "${again:+$LOGS/$ptag-retry.log}"
 	echo "boots: vanilla ${tv} s, patched ${tp} s, retry ${tr} s, $((tv + tp + tr)) s in all" |
 		tee -a "$LOGS/kselftests-$ARCH.txt"
 }
 
+case "${1:-}" in
+compare|check|report) results_open "kselftests-$ARCH" ;;
+esac
 case "${1:-}" in
 build)	build ;;
 compare) compare ;;

@@ -29,12 +29,49 @@ int_in() {
 	[[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
 		die "$1=$2: want an integer in [$3, $4]"
 }
-# result ok|fail NAME [WHY]: one line for the results file check.sh counts.
+# Results: every boot (results.sh) and every other producer (checkpatch,
+# model, demo, bench, kselftests, the harness self-test) writes a file of
+# its own in $RESULTS_D, so that no two writers share one; check.sh
+# empties the directory first and sums every file. A result is one line,
+#   PASS name | FAIL name[: reason] | SKIP name[: reason]
+# optionally followed by console excerpt lines starting with "    | ".
+RESULTS_D=$LOGS/results.d
+# results_open NAME: this script's results go to $RESULTS_D/NAME, emptied.
+results_open() {
+	mkdir -p "$RESULTS_D"
+	RESULTS_FILE=$RESULTS_D/$1
+	: > "$RESULTS_FILE"
+}
+# results_file: results_open's choice; without one, a file named after the
+# calling script (never one shared with another script).
+results_file() {
+	mkdir -p "$RESULTS_D"
+	echo "${RESULTS_FILE:-$RESULTS_D/$(basename "$0" .sh)}"
+}
+# result pass|fail|skip NAME [WHY]: print one result line and add it to
+# results_file ("ok" is pass too).
 result() {
-	local line="PASS $2"
-	[ "$1" = ok ] || line="FAIL $2${3:+: $3}"
-	mkdir -p "$LOGS"
-	echo "$line" | tee -a "$LOGS/results"
+	local state
+	case "$1" in
+	ok|pass) state=PASS ;;
+	fail) state=FAIL ;;
+	skip) state=SKIP ;;
+	*) die "result: unknown state '$1'" ;;
+	esac
+	echo "$state $2${3:+: $3}" | tee -a "$(results_file)"
+}
+# result_excerpt: stdin, indented as a console excerpt, after the last result.
+result_excerpt() { sed 's/^/    | /' | tee -a "$(results_file)"; }
+# results_count STATE FILE...: how many STATE (PASS, FAIL, SKIP) lines.
+results_count() { local s=$1; shift; cat -- "$@" 2>/dev/null | grep -c "^$s " || true; }
+# results_total FILE...: the closing line CI parses, "P passed, F failed",
+# with ", S skipped" appended when S > 0.
+results_total() {
+	local line skipped
+	line="$(results_count PASS "$@") passed, $(results_count FAIL "$@") failed"
+	skipped=$(results_count SKIP "$@")
+	[ "$skipped" -eq 0 ] || line+=", $skipped skipped"
+	echo "$line"
 }
 log() { echo "==> $*" >&2; }
 
@@ -79,13 +116,13 @@ esac
 
 # Config names map to fragment lists; 'base' is always first.
 case "$CONFIG" in
-base)	FRAGMENTS="base arch-$ARCH" ;;
-debug)	FRAGMENTS="base arch-$ARCH debug" ;;
-rkstack) FRAGMENTS="base arch-$ARCH sites rkstack" ;;
-rkdebug) FRAGMENTS="base arch-$ARCH debug sites rkstack rkdebug" ;;
+base)	FRAGMENTS="base arch-$ARCH prod" ;;
+debug)	FRAGMENTS="base arch-$ARCH prod debug" ;;
+rkstack) FRAGMENTS="base arch-$ARCH prod sites rkstack" ;;
+rkdebug) FRAGMENTS="base arch-$ARCH prod debug sites rkstack rkdebug" ;;
 # Unpatched 6.12 with the same options minus the feature: the third column
 # of the benchmarks. Built from the pristine source, never the series.
-vanilla) FRAGMENTS="base arch-$ARCH sites"; KSRC=${KSRC:-$BUILD/src/pristine} ;;
+vanilla) FRAGMENTS="base arch-$ARCH prod sites"; KSRC=${KSRC:-$BUILD/src/pristine} ;;
 *)	die "unknown CONFIG '$CONFIG' (known: base debug rkstack rkdebug vanilla)" ;;
 esac
 

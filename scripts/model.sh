@@ -12,7 +12,7 @@
 # if pan reports an error, and its trail is kept in the log.
 #
 # Prints "PASS model/<name>" or "FAIL model/<name>: <reason>" per result,
-# appends them to $LOGS/results, keeps pan's output in $LOGS/model-<name>.log,
+# into $RESULTS_D/model, keeps pan's output in $LOGS/model-<name>.log,
 # exits non-zero on any failure. MODEL_JOBS runs in parallel (default nproc).
 . "$(dirname "$0")/lib.sh"
 
@@ -106,9 +106,11 @@ status() { cat "$OUT/$1/status" 2>/dev/null || echo "incomplete: not run"; }
 states() { grep -m1 'states, stored' "$LOGS/model-$1.log" 2>/dev/null | awk '{print $1}'; }
 
 fail=0
-result() {
-	echo "$1" | tee -a "$LOGS/results"
-	case $1 in FAIL*) fail=1 ;; esac
+results_open model
+# verdict pass|fail NAME [WHY]: a result, remembering any failure.
+verdict() {
+	result "$@"
+	[ "$1" != fail ] || fail=1
 }
 
 t0=$(date +%s)
@@ -125,9 +127,9 @@ for c in $CONFIGS; do
 		n=$m-${c%%:*}
 		s=$(status "$n")
 		case $s in
-		ok) result "PASS model/$n" ;;
-		error) result "FAIL model/$n: property violated, trail in $LOGS/model-$n.log" ;;
-		*) result "FAIL model/$n: ${s#incomplete: } (see $LOGS/model-$n.log)" ;;
+		ok) verdict pass "model/$n" ;;
+		error) verdict fail "model/$n" "property violated, trail in $LOGS/model-$n.log" ;;
+		*) verdict fail "model/$n" "${s#incomplete: } (see $LOGS/model-$n.log)" ;;
 		esac
 		log "$n: $(states "$n") states"
 	done
@@ -154,10 +156,10 @@ if [ "$MODEL_MUTANTS" = 1 ]; then
 		if [ -n "$caught" ]; then
 			# the log of the run that caught it, under the mutant's name
 			cp "$LOGS/model-$caught.log" "$LOGS/model-mutant-$b.log"
-			result "PASS model/mutant-$b"
+			verdict pass "model/mutant-$b"
 			log "mutant-$b caught by ${caught#mutant-$b-}: $(grep -m1 -o 'pan:1: .*' "$LOGS/model-$caught.log" || true)"
 		else
-			result "FAIL model/mutant-$b: not detected by any run (see $LOGS/model-mutant-$b-*.log)"
+			verdict fail "model/mutant-$b" "not detected by any run (see $LOGS/model-mutant-$b-*.log)"
 		fi
 	done
 fi

@@ -2,8 +2,12 @@
 /*
  * Smoke test of the measuring harness itself: KernelStack and
  * nr_kernel_stack agree, grow by one THREAD_SIZE per blocked thread, and
- * return to their baseline once the threads have exited.
+ * return to their baseline once the threads have exited. And the cost of
+ * a thread's exit: freeing a stack flushes the TLB lazily, as vfree()
+ * does, not with an IPI to every CPU per stack.
  */
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include "rk_common.h"
 #include "kselftest_harness.h"
 
@@ -77,6 +81,66 @@ TEST(futex_threads_account_their_stacks)
 				     10000);
 	TH_LOG("after exit %ld kB (baseline %ld kB)", after, base);
 	EXPECT_LE(labs(after - base), rk_stack_slack_kb(tasks0, SLACK_KB));
+}
+
+#define TRACING		"/sys/kernel/tracing/"
+#define CHURN		1000	/* threads created and joined */
+
+static void *quit(void *arg)
+{
+	return arg;
+}
+
+/* Hits of kprobe event "name" in kprobe_profile, or -1. */
+static long kprobe_hits(const char *name)
+{
+	char line[256], ev[128];
+	long hits = -1, h;
+	FILE *f = fopen(TRACING "kprobe_profile", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %ld", ev, &h) == 2 && !strcmp(ev, name))
+			hits = h;
+	if (f)
+		fclose(f);
+	return hits;
+}
+
+TEST(stack_free_flushes_lazily)
+{
+	long base, tasks0, before, hits;
+	pthread_t tids[100];
+	int i, j;
+
+	if (access(TRACING "kprobe_events", W_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	if (access(TRACING "kprobe_events", W_OK))
+		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
+	ASSERT_EQ(0, rk_write_file(TRACING "kprobe_events",
+				   "p:rk_kflush flush_tlb_kernel_range\n"));
+	ASSERT_EQ(0, rk_write_file(TRACING "events/kprobes/rk_kflush/enable", "1"));
+	base = rk_kernel_stack_kb();
+	tasks0 = rk_nr_tasks();
+	before = kprobe_hits("rk_kflush");
+	ASSERT_LE(0, before);
+	/*
+	 * Batches of 100 live at once, far more than the per-CPU stack
+	 * cache keeps (two per CPU): most of these stacks are freed.
+	 */
+	for (i = 0; i < CHURN; i++) {
+		ASSERT_EQ(0, pthread_create(&tids[i % 100], NULL, quit, NULL));
+		if (i % 100 == 99)
+			for (j = 0; j < 100; j++)
+				ASSERT_EQ(0, pthread_join(tids[j], NULL));
+	}
+	rk_wait_kernel_stack(base, rk_stack_slack_kb(tasks0, SLACK_KB), 10000);
+	hits = kprobe_hits("rk_kflush") - before;
+	rk_write_file(TRACING "events/kprobes/rk_kflush/enable", "0");
+	rk_write_file(TRACING "kprobe_events", "-:rk_kflush\n");
+	TH_LOG("%d threads created and exited: %ld kernel TLB range flushes",
+	       CHURN, hits);
+	/* vfree()'s lazy purge flushes once per many areas. */
+	EXPECT_LT(hits, CHURN / 10);
 }
 
 TEST_HARNESS_MAIN

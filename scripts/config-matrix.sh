@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# config-matrix.sh [quick|full]: the feature in the configurations users
+# build that the test kernels are not: uniprocessor, PREEMPT_RT, MEMCG=n,
+# NUMA=n and each preemption model. Each entry is the feature config
+# (configs base, arch, prod, sites, rkstack) plus a few overrides, and one
+# of three checks:
+#   refuse   Kconfig must drop CONFIG_RECLAIMABLE_STACK (olddefconfig only);
+#   compile  every C file the series touches compiles (quick: seconds to
+#            minutes, one shared output directory, no link);
+#   build    the whole kernel builds and links (full).
+# `make check` runs the quick form (refusals, and compile entries that
+# pair two options each); `make matrix` runs the full form, one entry per
+# option, each a full build. One result line per entry.
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-quick}
+CONFIG=rkstack
+FRAGMENTS="base arch-$ARCH prod sites rkstack"
+
+# name:check:override[,override...] (an override is CONFIG_X=y or X=n)
+quick="up:refuse:SMP=n
+	rt:refuse:EXPERT=y,PREEMPT_RT=y
+	memcg-off+voluntary:compile:MEMCG=n,PREEMPT_VOLUNTARY=y
+	numa-off+full:compile:NUMA=n,PREEMPT=y"
+full="up:refuse:SMP=n
+	rt:refuse:EXPERT=y,PREEMPT_RT=y
+	memcg-off:build:MEMCG=n
+	numa-off:build:NUMA=n
+	preempt-none:build:PREEMPT_NONE=y
+	preempt-voluntary:build:PREEMPT_VOLUNTARY=y
+	preempt-full:build:PREEMPT=y"
+case "$mode" in
+quick) entries=$quick ;;
+full) entries=$full ;;
+*) die "usage: $0 [quick|full]" ;;
+esac
+
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+results_open "config-matrix-$ARCH-$mode"
+
+# The .o of every C file the series touches (that exist for this arch).
+touched_objects() {
+	sed -n 's,^+++ b/\(.*\)\.c$,\1.o,p' "$TOP"/patches/*.patch | sort -u |
+		while read -r o; do
+			case "$o" in
+			arch/*) [[ "$o" == arch/$SRCARCH/* ]] || continue ;;
+			esac
+			[ -f "$SRC/${o%.o}.c" ] && echo "$o"
+		done
+}
+
+# configure NAME OVERRIDES: tinyconfig + fragments + overrides in $KOUT.
+configure() {
+	local frag=$KOUT/matrix-$1.frag f o
+	mkdir -p "$KOUT"
+	: > "$frag"
+	IFS=, read -ra o <<< "$2"
+	for f in "${o[@]}"; do
+		case "$f" in
+		*=n) echo "# CONFIG_${f%=n} is not set" >> "$frag" ;;
+		*) echo "CONFIG_$f" >> "$frag" ;;
+		esac
+	done
+	local frags=()
+	for f in $FRAGMENTS; do frags+=("$TOP/configs/$f"); done
+	kmake tinyconfig >/dev/null
+	KCONFIG_CONFIG="$KOUT/.config" "$SRC/scripts/kconfig/merge_config.sh" \
+		-m -O "$KOUT" "$KOUT/.config" "${frags[@]}" "$frag" >/dev/null
+	kmake olddefconfig >/dev/null
+	# The overrides themselves must hold, or the entry tests nothing.
+	"$TOP/scripts/config-check.sh" "$KOUT/.config" "$frag" >/dev/null
+}
+
+has_feature() { grep -q '^CONFIG_RECLAIMABLE_STACK=y' "$KOUT/.config"; }
+
+SRCARCH=$KARCH
+[ "$KARCH" = x86_64 ] && SRCARCH=x86
+t0=$(date +%s)
+for e in $entries; do
+	IFS=: read -r name check overrides <<< "$e"
+	tag="matrix/$ARCH/$name"
+	KOUT=$BUILD/$ARCH-matrix
+	[ "$check" = build ] && KOUT=$BUILD/$ARCH-matrix-$name
+	log "config matrix: $name ($check: $overrides)"
+	if ! configure "$name" "$overrides" 2> "$LOGS/matrix-$name.log"; then
+		result fail "$tag" "overrides did not survive olddefconfig: $(tail -3 "$LOGS/matrix-$name.log" | tr '\n' ' ')"
+		continue
+	fi
+	case "$check" in
+	refuse)
+		if has_feature; then
+			result fail "$tag" "Kconfig offers the feature with $overrides"
+		else
+			result ok "$tag"
+		fi
+		continue
+		;;
+	esac
+	if ! has_feature; then
+		result fail "$tag" "CONFIG_RECLAIMABLE_STACK did not survive with $overrides"
+		continue
+	fi
+	# Judged by the compiler's diagnostics: a single-object target that
+	# this config does not build (mm/memcontrol.o with MEMCG=n) makes
+	# kbuild fail with "No rule to make target", which is not an error
+	# of the series.
+	rc=0
+	if [ "$check" = compile ]; then
+		mapfile -t objs < <(touched_objects)
+		kmake prepare >> "$LOGS/matrix-$name.log" 2>&1 || rc=$?
+		[ $rc -ne 0 ] ||
+			kmake -k "${objs[@]}" >> "$LOGS/matrix-$name.log" 2>&1 || true
+	else
+		kmake "${KIMAGE##*/}" >> "$LOGS/matrix-$name.log" 2>&1 || rc=$?
+	fi
+	if [ $rc -ne 0 ] || grep -qE '(error|warning):' "$LOGS/matrix-$name.log"; then
+		grep -E '(error|warning):' "$LOGS/matrix-$name.log" | head -10 >&2 || true
+		result fail "$tag" "build failed or warned; see $LOGS/matrix-$name.log"
+	else
+		result ok "$tag"
+	fi
+done
+log "config matrix ($mode) took $(( $(date +%s) - t0 )) s"

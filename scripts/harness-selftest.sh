@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# harness-selftest.sh: results.sh on the synthetic consoles in
+# scripts/selftest/ (no kernel, no QEMU): each scenario below names a
+# console, the CONFIG it is judged for, RK_KUNIT, RK_SKIP_OK and the exit
+# status and result lines results.sh must give (the tag, which is the
+# scenario's name, left out). Then the closing line summed over their
+# results files, as check.sh sums. One result per check, in
+# $RESULTS_D/harness-selftest; exit status non-zero on any failure.
+# Needs the unpacked source for the KUnit parser ('make source').
+. "$(dirname "$0")/lib.sh"
+
+fixtures=$TOP/scripts/selftest
+# A build directory of its own: the scenarios' results files, expected
+# FAILs among them, must not reach the real $RESULTS_D.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+results_open harness-selftest
+fail=0
+expected_all=()
+
+# scenario NAME CONSOLE CONFIG RK_KUNIT RK_SKIP_OK EXIT < EXPECTED_LINES
+scenario() {
+	local name=$1 con=$fixtures/$2.log config=$3 kunit=$4 skipok=${5#-} want_rc=$6
+	local want got rc=0 why=
+	want=$(sed "s|^\([A-Z]*\) |\1 $name/|")
+	expected_all+=("$want")
+	echo "--- $name: $2.log, CONFIG=$config RK_KUNIT=$kunit${skipok:+ RK_SKIP_OK=$skipok}"
+	got=$(BUILD=$tmp KSRC=$SRC CONFIG=$config RK_KUNIT=$kunit RK_SKIP_OK=$skipok \
+		"$TOP/scripts/results.sh" "$name" "$con" 0 2>&1) || rc=$?
+	grep -E '^(PASS|FAIL|SKIP) ' <<< "$got" | sed 's/^/    /' || true
+	got=$(grep -E '^(PASS|FAIL|SKIP) ' <<< "$got" || true)
+	[ "$got" = "$want" ] || why="result lines differ from the expected ones"
+	[ "$rc" = "$want_rc" ] || why="${why:+$why; }exit status $rc, want $want_rc"
+	# One results file per boot, holding exactly what it printed.
+	[ "$(grep -E '^(PASS|FAIL|SKIP) ' "$tmp/logs/results.d/$name" 2>/dev/null)" = "$got" ] ||
+		why="${why:+$why; }$tmp/logs/results.d/$name does not hold the printed results"
+	if [ -z "$why" ]; then
+		result pass "harness-selftest/$name"
+	else
+		result fail "harness-selftest/$name" "$why"
+		diff <(echo "$want") <(echo "$got") | result_excerpt || true
+		fail=1
+	fi
+}
+
+# A normal rkdebug boot: KUnit and a test program all pass, a bench
+# program without TAP passes by its exit status.
+scenario normal normal rkdebug 1 - 0 <<'EOF'
+PASS kunit/stack_reclaim_states/stack_test_legal_table
+PASS kunit/stack_reclaim_states/stack_test_move
+PASS kunit/stack_reclaim_pool/stack_test_pool_refill
+PASS kunit/stack_reclaim_kthread/stack_test_kthread
+PASS smoke_kstack/global.counters_agree
+PASS smoke_kstack/global.futex_threads_account_their_stacks
+PASS smoke_kstack/global.stack_free_flushes_lazily
+PASS p1_idle
+PASS kernel-splat
+PASS guest-finished
+EOF
+# "ok 1 x # SKIP why": SKIP on the base kernel, FAIL on a feature kernel
+# unless the matrix entry allows it (skip-ok=, RK_SKIP_OK).
+scenario skip-base skip base 0 - 0 <<'EOF'
+SKIP reclaim_stress/stress.all_sites: kernel without reclaimable stacks
+PASS kernel-splat
+PASS guest-finished
+EOF
+scenario skip-feature skip rkdebug 0 - 1 <<'EOF'
+FAIL reclaim_stress/stress.all_sites: skipped on a feature kernel (SKIP: kernel without reclaimable stacks)
+PASS kernel-splat
+PASS guest-finished
+EOF
+scenario skip-allowed skip rkdebug 0 'reclaim_stress/stress.*' 0 <<'EOF'
+SKIP reclaim_stress/stress.all_sites: kernel without reclaimable stacks
+PASS kernel-splat
+PASS guest-finished
+EOF
+# "1..0 # SKIP why", exit status 4: the whole program skipped.
+scenario skip-program-base skip-program base 0 - 0 <<'EOF'
+SKIP reclaim_inspect: no debugfs reclaimable_stacks/inspect
+PASS kernel-splat
+PASS guest-finished
+EOF
+scenario skip-program-feature skip-program rkstack 0 - 1 <<'EOF'
+FAIL reclaim_inspect: skipped on a feature kernel (SKIP: no debugfs reclaimable_stacks/inspect)
+PASS kernel-splat
+PASS guest-finished
+EOF
+# Plan 1..3, two results, exit status 0.
+scenario short-plan short-plan base 0 - 1 <<'EOF'
+PASS smoke_kstack/global.counters_agree
+PASS smoke_kstack/global.futex_threads_account_their_stacks
+FAIL smoke_kstack: TAP plan 1..3 but 2 results
+PASS kernel-splat
+PASS guest-finished
+EOF
+scenario no-plan no-plan base 0 - 1 <<'EOF'
+PASS smoke_kstack/global.counters_agree
+PASS smoke_kstack/global.futex_threads_account_their_stacks
+FAIL smoke_kstack: TAP plan missing (2 results)
+PASS kernel-splat
+PASS guest-finished
+EOF
+# A tests/ program must print TAP; a bench program counts by exit status.
+scenario no-tap no-tap base 0 - 1 <<'EOF'
+FAIL reclaim_oom: no TAP output
+FAIL p1_idle: exit status 1
+PASS kernel-splat
+PASS guest-finished
+EOF
+# XFAIL and a failed TODO: SKIP (nothing shown to work, nothing
+# regressed); a passed TODO and XPASS: PASS; another directive: FAIL.
+scenario directives directives base 0 - 1 <<'EOF'
+SKIP smoke_kstack/global.a: XFAIL: known to fail under TCG
+SKIP smoke_kstack/global.b: TODO: not written yet
+PASS smoke_kstack/global.c
+PASS smoke_kstack/global.d
+FAIL smoke_kstack/global.e: TIMEOUT after 30 s
+PASS kernel-splat
+PASS guest-finished
+EOF
+# The guest dies inside a program after one of its three results.
+scenario died died base 0 - 1 <<'EOF'
+PASS reclaim_race/race.futex_pingpong
+FAIL reclaim_race: TAP plan 1..3 but 1 result; no exit status: the guest died in it
+FAIL kernel-splat: [   33.000000] Kernel panic - not syncing: hung_task: blocked tasks
+FAIL guest-finished: guest died inside test reclaim_race
+EOF
+# KUnit: the kernel oopses in case 2 of suite 1 of 3: that case FAILs as
+# crashed, so do suites 2 and 3, which never started (their cases are
+# unknown: the top-level plan only counts suites).
+scenario kunit-crash kunit-crash rkdebug 1 - 1 <<'EOF'
+PASS kunit/stack_reclaim_states/stack_test_legal_table
+FAIL kunit/stack_reclaim_states/#2: crashed: no result line (the kernel died or hung in it)
+FAIL kunit/#2: crashed: no result line (the kernel died or hung in it)
+FAIL kunit/#3: crashed: no result line (the kernel died or hung in it)
+FAIL kernel-splat: [    1.206500] BUG: unable to handle page fault for address: ffffc90000013ff8
+FAIL guest-finished: guest never reached /init
+EOF
+# KUnit: a suite closes without its second case.
+scenario kunit-missing kunit-missing rkdebug 1 - 1 <<'EOF'
+PASS kunit/stack_reclaim_states/stack_test_legal_table
+PASS kunit/stack_reclaim_states/stack_test_move
+PASS kunit/stack_reclaim_pool/stack_test_pool_refill
+FAIL kunit/stack_reclaim_pool/#2: crashed: no result line (the kernel died or hung in it)
+PASS kernel-splat
+PASS guest-finished
+EOF
+# A kernel with our KUnit suites that printed no KTAP.
+scenario kunit-absent skip rkdebug 1 'reclaim_stress/*' 1 <<'EOF'
+FAIL kunit: no KUnit case reported, but the kernel has our KUnit suites
+SKIP reclaim_stress/stress.all_sites: kernel without reclaimable stacks
+PASS kernel-splat
+PASS guest-finished
+EOF
+
+# check.sh's closing line over every scenario's results file: the
+# expected lines counted by state, and no ", 0 skipped" when none skipped.
+total_is() { # NAME WANT FILE...
+	local name=$1 want=$2 got
+	shift 2
+	got=$(results_total "$@")
+	echo "--- $name: $got"
+	if [ "$got" = "$want" ]; then
+		result pass "harness-selftest/$name"
+	else
+		result fail "harness-selftest/$name" "got '$got', want '$want'"
+		fail=1
+	fi
+}
+all=$(printf '%s\n' "${expected_all[@]}")
+want="$(grep -c '^PASS ' <<< "$all") passed, $(grep -c '^FAIL ' <<< "$all") failed"
+want+=", $(grep -c '^SKIP ' <<< "$all") skipped"
+total_is sum-all "$want" "$tmp/logs/results.d"/*
+total_is sum-no-skips "10 passed, 0 failed" "$tmp/logs/results.d/normal"
+exit $fail

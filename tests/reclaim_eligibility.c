@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who keeps its stack, and how a task waiting for its stack looks:
+ * - a PR_SET_IO_FLUSHER thread (in the reclaim I/O path) is never
+ *   reclaimed, while plain threads beside it are;
+ * - a thread made SCHED_FIFO while reclaimed gets its stack back at once,
+ *   and one made SCHED_FIFO while still reclaimable keeps it;
+ * - a thread whose repopulation fails forever shows as D in /proc and is
+ *   reported by the hung-task detector, then runs once it can;
+ * - the worker maps a stack's pages back on the node of its other pages,
+ *   not on the node it runs on.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include "rk_sites.h"
+#include "kselftest_harness.h"
+
+#ifndef PR_SET_IO_FLUSHER
+#define PR_SET_IO_FLUSHER 57
+#endif
+
+#define NR		8
+#define INSPECT		"/sys/kernel/debug/reclaimable_stacks/inspect"
+#define FAIL_DIR	"/sys/kernel/debug/fail_stack_repopulate/"
+#define SWITCH		"/proc/sys/vm/reclaimable_stacks"
+#define STACK_IN_USE	0
+#define STACK_RECLAIMED	5
+
+struct info {
+	int state;
+	char present[16], nodes[16];
+};
+
+static int inspect(pid_t tid, struct info *in)
+{
+	char buf[32];
+	FILE *f;
+	int n;
+
+	snprintf(buf, sizeof(buf), "%d\n", tid);
+	if (rk_write_file(INSPECT, buf))
+		return -1;
+	f = fopen(INSPECT, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "tid %*d state %d lru %*d present %15s mapped %*s "
+		   "sp_page %*d zero_below_sp %*d magic %*s base %*s nodes %15s",
+		   &in->state, in->present, in->nodes);
+	fclose(f);
+	return n == 3 ? 0 : -1;
+}
+
+static int all_present(pid_t tid)
+{
+	struct info in;
+
+	return !inspect(tid, &in) && !strchr(in.present, '0');
+}
+
+/* A futex waiter that first declares itself part of the reclaim I/O path. */
+static int io_flusher_block(struct rk_pop *pop, int i)
+{
+	if (prctl(PR_SET_IO_FLUSHER, 1, 0, 0, 0))
+		return -1;
+	return rk_futex_block(pop, i);
+}
+
+static const struct rk_site io_flusher_site = {
+	"io_flusher", NULL, io_flusher_block, rk_futex_wake,
+};
+
+FIXTURE(elig) {
+	long old_switch;
+};
+
+FIXTURE_SETUP(elig)
+{
+	self->old_switch = rk_read_long(SWITCH);
+	if (self->old_switch < 0)
+		SKIP(return, "no %s: kernel without the feature", SWITCH);
+	ASSERT_EQ(0, rk_write_file(SWITCH, "1"));
+}
+
+FIXTURE_TEARDOWN(elig)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%ld", self->old_switch);
+	if (self->old_switch >= 0)
+		rk_write_file(SWITCH, buf);
+}
+
+TEST_F(elig, io_flusher_keeps_stack)
+{
+	static struct rk_pop flushers, plain;
+	int i, reclaimed = 0;
+
+	ASSERT_EQ(0, rk_pop_start(&flushers, &io_flusher_site, NR, NULL));
+	ASSERT_EQ(0, rk_pop_start(&plain, rk_site_by_name("futex"), NR, NULL));
+	ASSERT_EQ(0, rk_drop_caches(4));
+	for (i = 0; i < NR; i++) {
+		EXPECT_TRUE(all_present(flushers.tids[i]))
+			TH_LOG("IO flusher %d lost stack pages", flushers.tids[i]);
+		reclaimed += !all_present(plain.tids[i]);
+	}
+	/* The control: the same wait without the flag was reclaimed. */
+	EXPECT_EQ(NR, reclaimed);
+	EXPECT_EQ(NR, rk_pop_finish(&flushers));
+	EXPECT_EQ(NR, rk_pop_finish(&plain));
+}
+
+TEST_F(elig, setscheduler_gives_stack_back)
+{
+	static struct rk_pop pop;
+	struct sched_param sp = { .sched_priority = 1 };
+	long kept = rk_vmstat("stack_reclaim_kept_prio");
+	struct info in;
+	int i;
+
+	ASSERT_LE(0, kept);
+	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), 2 * NR, NULL));
+	/* Half become FIFO while merely reclaimable: they keep their stacks. */
+	for (i = NR; i < 2 * NR; i++)
+		ASSERT_EQ(0, sched_setscheduler(pop.tids[i], SCHED_FIFO, &sp));
+	ASSERT_EQ(0, rk_drop_caches(4));
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, inspect(pop.tids[i], &in));
+		ASSERT_EQ(STACK_RECLAIMED, in.state);
+	}
+	for (i = NR; i < 2 * NR; i++)
+		EXPECT_TRUE(all_present(pop.tids[i]))
+			TH_LOG("FIFO %d lost stack pages", pop.tids[i]);
+	/*
+	 * The other half become FIFO once reclaimed: mapped again from the
+	 * pool at once. One at a time, so that the pool refills between.
+	 */
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, sched_setscheduler(pop.tids[i], SCHED_FIFO, &sp));
+		ASSERT_EQ(0, inspect(pop.tids[i], &in));
+		EXPECT_EQ(STACK_IN_USE, in.state);
+		EXPECT_STREQ("1111", in.present);
+		rk_sleep_ms(50);
+	}
+	EXPECT_LE(kept + 2 * NR, rk_vmstat("stack_reclaim_kept_prio"));
+	EXPECT_EQ(2 * NR, rk_pop_finish(&pop));
+}
+
+/* Save a file's value to restore it later, then write val. */
+static int save_set(const char *path, char *old, size_t len, const char *val)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f || !fgets(old, len, f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return rk_write_file(path, val);
+}
+
+static char task_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	return p ? p[2] : '?';
+}
+
+/* Scan /dev/kmsg from fd's position for a line with both strings. */
+static int kmsg_has(int fd, const char *a, const char *b)
+{
+	char rec[2048];
+	ssize_t n;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = 0;
+		if (strstr(rec, a) && strstr(rec, b))
+			return 1;
+	}
+	return 0;
+}
+
+TEST_F(elig, parked_task_is_d_and_hung)
+{
+	static const char *const files[] = {
+		"/proc/sys/kernel/hung_task_panic",
+		"/proc/sys/kernel/hung_task_timeout_secs",
+		"/proc/sys/kernel/hung_task_check_interval_secs",
+		"/proc/sys/kernel/printk",
+		FAIL_DIR "probability", FAIL_DIR "times",
+		FAIL_DIR "ignore-deferred", FAIL_DIR "verbose",
+	};
+	static const char *const vals[] = { "0", "2", "1", "1 4 1 7",
+					    "100", "-1", "N", "0" };
+	char old[8][64], want[64], state = '?';
+	static struct rk_pop pop;
+	int i, fd, found = 0;
+	struct info in;
+
+	if (access(FAIL_DIR "probability", W_OK))
+		SKIP(return, "no fail_stack_repopulate attribute");
+	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), 1, NULL));
+	ASSERT_EQ(0, rk_drop_caches(4));
+	ASSERT_EQ(0, inspect(pop.tids[0], &in));
+	ASSERT_EQ(STACK_RECLAIMED, in.state);
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	lseek(fd, 0, SEEK_END);
+	/*
+	 * Every repopulation fails from now on; the report stays off the
+	 * console (printk level 1), where the host would count it as a
+	 * splat, and is read back from /dev/kmsg instead.
+	 */
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(0, save_set(files[i], old[i], sizeof(old[i]), vals[i]));
+	pop.site->wake(&pop);
+	for (i = 0; i < 50 && (state = task_state(pop.tids[0])) != 'D'; i++)
+		rk_sleep_ms(20);
+	EXPECT_EQ('D', state);
+	snprintf(want, sizeof(want), ":%d blocked for more than", pop.tids[0]);
+	for (i = 0; i < 100 && !found; i++) {
+		rk_sleep_ms(100);
+		found = kmsg_has(fd, "INFO: task", want);
+	}
+	EXPECT_TRUE(found) TH_LOG("no hung-task report for %d", pop.tids[0]);
+	/* Repopulation works again: the worker's retry lets it run. */
+	ASSERT_EQ(0, rk_write_file(FAIL_DIR "probability", "0"));
+	for (i = 7; i >= 0; i--)
+		rk_write_file(files[i], old[i]);
+	close(fd);
+	EXPECT_EQ(1, rk_pop_finish(&pop));
+}
+
+static int second_word;
+
+/* Block, and once woken block again, so the stack can be inspected. */
+static int twice_block(struct rk_pop *pop, int i)
+{
+	if (rk_futex_block(pop, i))
+		return -1;
+	while (!__atomic_load_n(&second_word, __ATOMIC_ACQUIRE))
+		rk_futex(&second_word, FUTEX_WAIT_PRIVATE, 0);
+	return 0;
+}
+
+static const struct rk_site twice_site = {
+	"futex_twice", NULL, twice_block, rk_futex_wake,
+};
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+TEST_F(elig, worker_repopulates_on_stack_node)
+{
+	static const char *const files[] = {
+		FAIL_DIR "probability", FAIL_DIR "times",
+		FAIL_DIR "ignore-deferred", FAIL_DIR "verbose",
+	};
+	static const char *const vals[] = { "100", "-1", "Y", "0" };
+	long deferred = rk_vmstat("stack_repopulate_deferred");
+	static struct rk_pop pop;
+	char old[4][64], want[8];
+	struct info in;
+	int i, on_node = 0, on_node1 = 0;
+
+	if (access(FAIL_DIR "probability", W_OK))
+		SKIP(return, "no fail_stack_repopulate attribute");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    access("/sys/devices/system/node/node1", F_OK))
+		SKIP(return, "needs two CPUs on two nodes");
+	/* Fork on CPU 1: the stacks' pages come from its node, node 1. */
+	ASSERT_EQ(0, pin(1));
+	ASSERT_EQ(0, rk_pop_start(&pop, &twice_site, NR, NULL));
+	ASSERT_EQ(0, pin(0));
+	ASSERT_EQ(0, rk_drop_caches(4));
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, inspect(pop.tids[i], &in));
+		ASSERT_EQ(STACK_RECLAIMED, in.state);
+	}
+	/* Every wakeup from CPU 0 (node 0) goes to the worker. */
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, save_set(files[i], old[i], sizeof(old[i]), vals[i]));
+	pop.site->wake(&pop);
+	for (i = 0; i < 100 && rk_count_blocked() < NR; i++)
+		rk_sleep_ms(20);
+	rk_sleep_ms(100);
+	for (i = 3; i >= 0; i--)
+		rk_write_file(files[i], old[i]);
+	EXPECT_LE(deferred + NR, rk_vmstat("stack_repopulate_deferred"));
+	for (i = 0; i < NR; i++) {
+		ASSERT_EQ(0, inspect(pop.tids[i], &in));
+		/* The page with the live frames was never reclaimed. */
+		snprintf(want, sizeof(want), "%c%c%c%c", in.nodes[3],
+			 in.nodes[3], in.nodes[3], in.nodes[3]);
+		TH_LOG("tid %d: present %s nodes %s", pop.tids[i], in.present,
+		       in.nodes);
+		on_node += !strcmp(in.nodes, want);
+		on_node1 += in.nodes[3] == '1';
+	}
+	/* Each stack on one node, whichever the stack cache gave it. */
+	EXPECT_EQ(NR, on_node);
+	/* And the worker, on node 0, did serve stacks of node 1. */
+	EXPECT_LE(NR / 2, on_node1);
+	__atomic_store_n(&second_word, 1, __ATOMIC_RELEASE);
+	rk_futex(&second_word, FUTEX_WAKE_PRIVATE, INT_MAX);
+	EXPECT_EQ(NR, rk_pop_finish(&pop));
+}
+
+TEST_HARNESS_MAIN
