@@ -39,15 +39,23 @@ esac
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 results_open "config-matrix-$ARCH-$mode"
 
-# The .o of every C file the series touches (that exist for this arch).
+# The objects that compile every C file the series touches on this arch:
+# its own .o, or that of the file that #includes it (kernel/sched's
+# build_utility.c includes loadavg.c; stack_reclaim.c its KUnit file).
 touched_objects() {
-	sed -n 's,^+++ b/\(.*\)\.c$,\1.o,p' "$TOP"/patches/*.patch | sort -u |
-		while read -r o; do
-			case "$o" in
-			arch/*) [[ "$o" == arch/$SRCARCH/* ]] || continue ;;
+	local c dir inc
+	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$TOP"/patches/*.patch | sort -u |
+		while read -r c; do
+			case "$c" in
+			arch/*) [[ "$c" == arch/$SRCARCH/* ]] || continue ;;
 			esac
-			[ -f "$SRC/${o%.o}.c" ] && echo "$o"
-		done
+			[ -f "$SRC/$c.c" ] || continue
+			dir=${c%/*}
+			inc=$(grep -lF "#include \"${c##*/}.c\"" "$SRC/$dir"/*.c |
+				head -1 || true)
+			[ -n "$inc" ] && c=$dir/$(basename "$inc" .c)
+			echo "$c.o"
+		done | sort -u
 }
 
 # configure NAME OVERRIDES: tinyconfig + fragments + overrides in $KOUT.
@@ -108,6 +116,8 @@ for e in $entries; do
 	rc=0
 	if [ "$check" = compile ]; then
 		mapfile -t objs < <(touched_objects)
+		# An empty list would make kbuild build the whole kernel.
+		[ ${#objs[@]} -gt 0 ] || die "no objects found in patches/"
 		kmake prepare >> "$LOGS/matrix-$name.log" 2>&1 || rc=$?
 		[ $rc -ne 0 ] ||
 			kmake -k "${objs[@]}" >> "$LOGS/matrix-$name.log" 2>&1 || true
