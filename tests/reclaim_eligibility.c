@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include "rk_sites.h"
+#include "rk_inspect.h"
 #include "kselftest_harness.h"
 
 #ifndef PR_SET_IO_FLUSHER
@@ -22,35 +23,8 @@
 #endif
 
 #define NR		8
-#define INSPECT		"/sys/kernel/debug/reclaimable_stacks/inspect"
 #define FAIL_DIR	"/sys/kernel/debug/fail_stack_repopulate/"
 #define SWITCH		"/proc/sys/vm/reclaimable_stacks"
-#define STACK_IN_USE	0
-#define STACK_RECLAIMED	5
-
-struct info {
-	int state;
-	char present[16], nodes[16];
-};
-
-static int inspect(pid_t tid, struct info *in)
-{
-	char buf[32];
-	FILE *f;
-	int n;
-
-	snprintf(buf, sizeof(buf), "%d\n", tid);
-	if (rk_write_file(INSPECT, buf))
-		return -1;
-	f = fopen(INSPECT, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "tid %*d state %d lru %*d present %15s mapped %*s "
-		   "sp_page %*d zero_below_sp %*d magic %*s base %*s nodes %15s",
-		   &in->state, in->present, in->nodes);
-	fclose(f);
-	return n == 3 ? 0 : -1;
-}
 
 static int all_present(pid_t tid)
 {

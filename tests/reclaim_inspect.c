@@ -6,37 +6,10 @@
  * restored, and the thread still does its work afterwards.
  */
 #include "rk_sites.h"
+#include "rk_inspect.h"
 #include "kselftest_harness.h"
 
 #define NR	8
-#define INSPECT	"/sys/kernel/debug/reclaimable_stacks/inspect"
-#define STACK_RECLAIMED	5
-#define STACK_IN_USE	0
-
-struct info {
-	int tid, state, lru, sp_page, zero;
-	char present[16], mapped[16], magic[16];
-};
-
-static int inspect(pid_t tid, struct info *in)
-{
-	char buf[32];
-	FILE *f;
-	int n;
-
-	snprintf(buf, sizeof(buf), "%d\n", tid);
-	if (rk_write_file(INSPECT, buf))
-		return -1;
-	f = fopen(INSPECT, "r");
-	if (!f)
-		return -1;
-	n = fscanf(f, "tid %d state %d lru %d present %15s mapped %15s "
-		   "sp_page %d zero_below_sp %d magic %15s", &in->tid,
-		   &in->state, &in->lru, in->present, in->mapped, &in->sp_page,
-		   &in->zero, in->magic);
-	fclose(f);
-	return n == 8 ? 0 : -1;
-}
 
 TEST(reclaimed_unmapped_repopulated_zero)
 {
