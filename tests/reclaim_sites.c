@@ -315,12 +315,20 @@ TEST(sysctl_rejects_bad_values)
  * which is; SIGCONT sends them back to the read, which the parent then
  * satisfies. Each thread exits 0 only if its read returned its token.
  */
-static int stopped_child(int efd)
+/*
+ * The child of job_control_stop: NR threads blocked in eventfd read (not
+ * annotated), then one byte on ready, then the main thread joins them.
+ * Until the byte, the main thread polls its own threads' states, so the
+ * parent's count of blocked threads means nothing before it.
+ */
+static int stopped_child(int efd, int ready)
 {
 	static struct rk_pop pop;
 
 	if (rk_pop_start_fd(&pop, rk_site_by_name("eventfd"), NR, NULL, efd))
 		return 2;
+	if (write(ready, "r", 1) != 1)
+		return 3;
 	for (int i = 0; i < NR; i++)
 		pthread_join(pop.threads[i], NULL);
 	return pop.done == NR && !pop.bad ? 0 : 1;
@@ -331,21 +339,32 @@ TEST_F_TIMEOUT(pop, job_control_stop, 300)
 	long ks_base = rk_kernel_stack_kb(), ks_stopped, ks_reclaimed;
 	long tasks_base = rk_nr_tasks();
 	long pages0, pages;
-	int efd, status, i;
+	int efd, status, i, n = 0, ready[2];
 	uint64_t v = NR;
+	char c;
 	pid_t child;
 
 	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
 	efd = eventfd(0, EFD_SEMAPHORE);
 	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, pipe(ready));
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child)
-		_exit(stopped_child(efd));
+		_exit(stopped_child(efd, ready[1]));
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
 	/* All NR threads plus the main one blocked in the child. */
-	for (i = 0; i < 1000 && rk_count_blocked_in(child) < NR + 1; i++)
+	for (i = 0; i < 1000; i++) {
+		n = rk_count_blocked_in(child);
+		if (n >= NR + 1)
+			break;
 		rk_sleep_ms(20);
-	ASSERT_LE(NR + 1, rk_count_blocked_in(child));
+	}
+	if (n < NR + 1)
+		rk_blocked_in(child, true);
+	ASSERT_LE(NR + 1, n);
 	pages0 = rk_vmstat("stack_reclaim_pages");
 	ASSERT_EQ(0, reclaim_drop_caches());
 	/* Not annotated yet: nothing may be reclaimed from the child. */

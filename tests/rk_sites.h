@@ -8,6 +8,7 @@
 #define RK_SITES_H
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -307,13 +308,17 @@ static void *rk_thread(void *arg)
 	return NULL;
 }
 
-/* Threads of process pid in state S or T, i.e. blocked. */
-static inline int rk_count_blocked_in(pid_t pid)
+/*
+ * Threads of process pid in state S or T, i.e. blocked. With report set,
+ * each thread that is not, and the number of threads listed, go to
+ * stderr as "#" lines (for a test's failure message).
+ */
+static inline int rk_blocked_in(pid_t pid, bool report)
 {
-	char path[320], buf[512];
+	char path[320], buf[512], wchan[64];
+	int n = 0, listed = 0;
 	struct dirent *de;
 	DIR *d;
-	int n = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
@@ -325,20 +330,43 @@ static inline int rk_count_blocked_in(pid_t pid)
 
 		if (de->d_name[0] == '.')
 			continue;
+		listed++;
 		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid,
 			 de->d_name);
 		f = fopen(path, "r");
-		if (!f)
+		if (!f) {
+			if (report)
+				fprintf(stderr, "# tid %s: stat: %s\n", de->d_name,
+					strerror(errno));
 			continue;
-		if (fgets(buf, sizeof(buf), f)) {
-			p = strrchr(buf, ')');
-			if (p && (p[2] == 'S' || p[2] == 'T' || p[2] == 't'))
-				n++;
 		}
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
 		fclose(f);
+		if (p && (p[2] == 'S' || p[2] == 'T' || p[2] == 't')) {
+			n++;
+			continue;
+		}
+		if (!report)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid,
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f || !fgets(wchan, sizeof(wchan), f))
+			strcpy(wchan, "?");
+		if (f)
+			fclose(f);
+		fprintf(stderr, "# tid %s: state %c, wchan %s\n", de->d_name,
+			p ? p[2] : '?', wchan);
 	}
 	closedir(d);
+	if (report)
+		fprintf(stderr, "# %d threads listed, %d blocked\n", listed, n);
 	return n;
+}
+
+static inline int rk_count_blocked_in(pid_t pid)
+{
+	return rk_blocked_in(pid, false);
 }
 
 static inline int rk_count_blocked(void)
