@@ -670,9 +670,14 @@ end:	do
 					:: node == N_LRU ->
 						assert(!freed);
 						if
-						:: st == RECLAIMABLE && lru == L_NEW ->
+						/*
+						 * Age is not modelled: a listed RECLAIMABLE
+						 * task, NEW or OLD, may be too young for the
+						 * pass (rotates) or old enough (reclaimed).
+						 */
+						:: st == RECLAIMABLE ->
 							MOVE(RECLAIMABLE, L_OLD)	/* LRU_ROTATE */
-						:: st == RECLAIMABLE && lru != L_NEW ->
+						:: st == RECLAIMABLE ->
 							MOVE(RECLAIMING, L_NOT_PRESENT);
 							node = N_DISPOSE	/* list_lru_isolate_move() */
 						:: else ->
