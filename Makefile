@@ -8,7 +8,7 @@ S := scripts
 .PHONY: help deps source kernel initramfs boot check demo bench stress matrix tree export clean
 
 help:
-	@sed -n 's/^## //p' README.md
+	@sed -n 's/^- `\(make [a-z]*\)`: /\1\t/p' README.md | expand -t 18
 
 deps:
 	$(S)/deps.sh

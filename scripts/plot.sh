@@ -14,7 +14,7 @@ gnuplot <<GP
 set terminal svg size 900,500 dynamic background rgb "white"
 set output "$svg"
 set datafile separator ","
-set title "$title"
+set title "$title" noenhanced
 set xlabel "time (s)"
 set ylabel "KernelStack (MiB)"
 set y2label "stack pages reclaimed (cumulative)"
