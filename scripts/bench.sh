@@ -4,6 +4,9 @@
 # switches the feature on and off itself, A/B interleaved), the unpatched
 # 6.12 build for the third column, and write the report.
 #   BENCH_ROUNDS (10), BENCH_SMOKE=1 (tiny sizes, for make check),
+#   BENCH_CLOCK (wall; icount: QEMU's deterministic clock, every guest
+#   time a count of guest instructions, see boot.sh), BENCH_PROGS (the
+#   feature kernel's program:args list, to run a subset),
 #   BENCH_VANILLA=0 (skip the unpatched kernel), BENCH_CONFIG (the
 #   feature build to measure: rkstack; make check's smoke uses its own).
 . "$(dirname "$0")/lib.sh"
@@ -14,6 +17,9 @@ vanilla=${BENCH_VANILLA:-1}
 fcfg=${BENCH_CONFIG:-rkstack}
 case "$fcfg" in rk*) ;; *) die "BENCH_CONFIG=$fcfg: want a feature build (rkstack, rkdebug)" ;; esac
 smoke=${BENCH_SMOKE:-0}
+clock=${BENCH_CLOCK:-wall}
+case "$clock" in wall|icount) ;; *) die "BENCH_CLOCK=$clock: want wall or icount" ;; esac
+export BOOT_CLOCK=$clock
 
 # program:arguments (comma separated) for the feature kernel; the
 # vanilla kernel runs the programs whose modes make sense without it.
@@ -28,6 +34,7 @@ else
 	       p4_wake:rounds=$rounds p5_threads:rounds=$rounds reclaim_cost"
 	vprogs="p3_hotpath:rounds=$rounds p5_threads:rounds=$rounds"
 fi
+progs=${BENCH_PROGS:-$progs}
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/source.sh"
@@ -63,8 +70,14 @@ fi
 {
 	echo "# Benchmarks, $ARCH, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
-	echo "Command: \`make bench\` (BENCH_ROUNDS=$rounds BENCH_SMOKE=$smoke BENCH_VANILLA=$vanilla);"
+	echo "Command: \`make bench\` (BENCH_ROUNDS=$rounds BENCH_SMOKE=$smoke BENCH_VANILLA=$vanilla BENCH_CLOCK=$clock);"
 	echo "kernel: $SRC_PKG $(src_version) + series; QEMU TCG, 2 vCPUs: compare ratios only."
+	if [ "$clock" = icount ]; then
+		echo "Clock: icount (guest time = instructions executed, 1 ns each:"
+		echo "figures labelled µs are thousands of guest instructions, not cycles)."
+	else
+		echo "Clock: wall time of a shared TCG host (moves 30-50 % between runs)."
+	fi
 	echo
 } > "$out/header.md"
 rc=0

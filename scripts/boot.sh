@@ -4,6 +4,9 @@
 # running TESTS ("all", "a,b", or "shell" for an interactive guest), keep
 # the console in $LOGS/TAG.log and print its parsed results (also in
 # $RESULTS_D/TAG). Exit status non-zero if any of them is a FAIL.
+#   BOOT_CLOCK=wall (default) or icount: QEMU's deterministic clock, guest
+#   time advancing one nanosecond per guest instruction (single-threaded
+#   TCG, slower; a guest clock_gettime() delta counts instructions).
 . "$(dirname "$0")/lib.sh"
 
 tag=$1 tests=$2 args=${3:-}
@@ -25,6 +28,11 @@ cmdline="console=$QEMU_CONSOLE panic_on_warn=1 oops=panic hung_task_panic=1 soft
 qemu=($QEMU $QEMU_MACHINE -smp 2,sockets=2 -m "$mem" $numa -kernel "$kernel"
       -initrd "$initrd" -append "$(echo $cmdline)" -nographic -no-reboot
       $QEMU_PANIC_DEV -action panic=exit-failure)
+case "${BOOT_CLOCK:-wall}" in
+wall) ;;
+icount) qemu+=(-icount shift=0,sleep=off,align=off) ;;
+*) die "BOOT_CLOCK=$BOOT_CLOCK: want wall or icount" ;;
+esac
 
 if [ "$tests" = shell ]; then
 	exec "${qemu[@]}"
