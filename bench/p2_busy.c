@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 		int n = rk_modes(r, modes);
 
 		for (int i = 0; i < n; i++) {
-			int mi = !strcmp(modes[i], "off");
+			int mi = rk_mode_index(modes[i]);
 			double pct;
 
 			if (rk_mode_set(modes[i]))
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
 	}
 	rk_mode_set("on");
 	for (int mi = 0; mi < 2; mi++) {
-		const char *m = mi ? "off" : "on";
+		const char *m = rk_mode_name(mi);
 
 		rk_report("p2_busy", m, 0, "wakeups", nall[mi]);
 		rk_report("p2_busy", m, 0, "p50_us", rk_percentile(all[mi], nall[mi], 50));

@@ -26,7 +26,8 @@
  * cost under TCG is large and noisy); pin=0 lets the scheduler place them.
  *
  * Arguments: rounds= iters= (round trips per ping-pong per round and
- * mode) groups= fds= loops= pin= slices=. Any other key is an error (make bench
+ * mode) groups= fds= loops= pin= slices=, and aa=1 for an A/A run (modes
+ * off_a and off_b, rk_aa_arg()). Any other key is an error (make bench
  * boots each program with its own arguments).
  */
 #define _GNU_SOURCE
@@ -40,7 +41,7 @@
 #define MAX_GROUPS	10
 
 static const char *const keys[] = {
-	"rounds", "iters", "groups", "fds", "loops", "pin", "slices",
+	"rounds", "iters", "groups", "fds", "loops", "pin", "slices", "aa",
 	NULL
 };
 
@@ -300,7 +301,7 @@ static double run_one(int b)
 int main(int argc, char **argv)
 {
 	long rounds, saved = rk_have_feature() ? rk_read_long(RK_SYSCTL) : -1;
-	static double v[3][2][1000];	/* bench, mode (on/vanilla, off), round */
+	static double v[3][2][1000];	/* bench, rk_mode_index(), round */
 	int failed = 0, nmodes = 1;
 
 	rk_args_check(argc, argv, keys);
@@ -311,10 +312,11 @@ int main(int argc, char **argv)
 	loops = rk_arg_long(argc, argv, "loops", 2000, 1, 100000000);
 	pin = rk_arg_long(argc, argv, "pin", 1, 0, 1);
 	slices = rk_arg_long(argc, argv, "slices", 5, 1, 1000);
+	rk_aa_arg(argc, argv);
 	n_rt = iters / slices > 0 ? iters / slices : 1;
 	n_loops = loops / slices > 0 ? loops / slices : 1;
-	printf("p3_hotpath: rounds=%ld iters=%ld groups=%ld fds=%ld loops=%ld pin=%ld slices=%ld\n",
-	       rounds, iters, groups, fds, loops, pin, slices);
+	printf("p3_hotpath: rounds=%ld iters=%ld groups=%ld fds=%ld loops=%ld pin=%ld slices=%ld aa=%d\n",
+	       rounds, iters, groups, fds, loops, pin, slices, rk_aa);
 
 	/* One untimed run of each first: TCG translates the code once. */
 	for (int b = 0; b < 3; b++)
@@ -330,7 +332,7 @@ int main(int argc, char **argv)
 		for (int s = 0; s < slices && !failed; s++) {
 			for (int k = 0; k < nmodes && !failed; k++) {
 				const char *mode = m[s & 1 ? nmodes - 1 - k : k];
-				int mi = strcmp(mode, "off") == 0;
+				int mi = rk_mode_index(mode);
 
 				if (rk_mode_set(mode)) {
 					fprintf(stderr, "cannot set mode %s\n", mode);
@@ -350,7 +352,7 @@ int main(int argc, char **argv)
 			}
 		}
 		for (int k = 0; k < nmodes && !failed; k++) {
-			int mi = strcmp(m[k], "off") == 0;
+			int mi = rk_mode_index(m[k]);
 
 			for (int b = 0; b < 3; b++) {
 				v[b][mi][r] = sum[b][mi] / slices;
@@ -362,15 +364,16 @@ int main(int argc, char **argv)
 	if (saved >= 0)
 		rk_write_file(RK_SYSCTL, saved ? "1\n" : "0\n");
 
-	/* Human-readable summary: medians over rounds, and on/off. */
+	/* Human-readable summary: medians over rounds, mode 0 / mode 1. */
 	for (int b = 0; b < 3 && !failed; b++) {
 		double med[2];
 
 		for (int mi = 0; mi < nmodes; mi++)
 			med[mi] = rk_percentile(v[b][mi], rounds, 50);
 		if (nmodes == 2)
-			printf("%s: median us/op on %.3f off %.3f on/off %.3f\n",
-			       bench_names[b], med[0], med[1], med[0] / med[1]);
+			printf("%s: median us/op %s %.3f %s %.3f ratio %.3f\n",
+			       bench_names[b], rk_mode_name(0), med[0],
+			       rk_mode_name(1), med[1], med[0] / med[1]);
 		else
 			printf("%s: median us/op vanilla %.3f\n", bench_names[b],
 			       med[0]);

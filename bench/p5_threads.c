@@ -25,8 +25,9 @@
  * rate depend on the host's load more than on the kernel. pin=0 leaves
  * placement to the scheduler.
  *
- * Arguments: rounds= iters= forks= slices= pin=. Any other key is an
- * error (make bench boots each program with its own arguments).
+ * Arguments: rounds= iters= forks= slices= pin=, and aa=1 for an A/A run
+ * (modes off_a and off_b, rk_aa_arg()). Any other key is an error (make
+ * bench boots each program with its own arguments).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -35,7 +36,7 @@
 #include "rk_bench.h"
 
 static const char *const keys[] = {
-	"rounds", "iters", "forks", "slices", "pin",
+	"rounds", "iters", "forks", "slices", "pin", "aa",
 	NULL
 };
 
@@ -97,10 +98,11 @@ int main(int argc, char **argv)
 	forks = rk_arg_long(argc, argv, "forks", 400, 0, 100000000);
 	slices = rk_arg_long(argc, argv, "slices", 5, 1, 1000);
 	pin = rk_arg_long(argc, argv, "pin", 1, 0, 1);
+	rk_aa_arg(argc, argv);
 	n_thr = iters / slices > 0 ? iters / slices : 1;
 	n_fork = forks / slices > 0 || !forks ? forks / slices : 1;
-	printf("p5_threads: rounds=%ld iters=%ld forks=%ld slices=%ld pin=%ld\n",
-	       rounds, iters, forks, slices, pin);
+	printf("p5_threads: rounds=%ld iters=%ld forks=%ld slices=%ld pin=%ld aa=%d\n",
+	       rounds, iters, forks, slices, pin, rk_aa);
 	if (pin) {
 		cpu_set_t set;
 
@@ -121,7 +123,7 @@ int main(int argc, char **argv)
 		for (int s = 0; s < slices && !failed; s++) {
 			for (int k = 0; k < nmodes && !failed; k++) {
 				const char *mode = m[s & 1 ? nmodes - 1 - k : k];
-				int mi = strcmp(mode, "off") == 0;
+				int mi = rk_mode_index(mode);
 				double t, f = 0;
 
 				if (rk_mode_set(mode)) {
@@ -142,7 +144,7 @@ int main(int argc, char **argv)
 			}
 		}
 		for (int k = 0; k < nmodes && !failed; k++) {
-			int mi = strcmp(m[k], "off") == 0;
+			int mi = rk_mode_index(m[k]);
 
 			v[0][mi][r] = n_thr * slices / secs[0][mi];
 			rk_report(names[0], m[k], r, metrics[0], v[0][mi][r]);
@@ -163,8 +165,9 @@ int main(int argc, char **argv)
 		for (int mi = 0; mi < nmodes; mi++)
 			med[mi] = rk_percentile(v[b][mi], rounds, 50);
 		if (nmodes == 2)
-			printf("%s: median %s on %.0f off %.0f on/off %.3f\n",
-			       names[b], metrics[b], med[0], med[1], med[0] / med[1]);
+			printf("%s: median %s %s %.0f %s %.0f ratio %.3f\n",
+			       names[b], metrics[b], rk_mode_name(0), med[0],
+			       rk_mode_name(1), med[1], med[0] / med[1]);
 		else
 			printf("%s: median %s vanilla %.0f\n", names[b],
 			       metrics[b], med[0]);

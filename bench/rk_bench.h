@@ -100,7 +100,36 @@ static inline int rk_have_feature(void)
 }
 
 /*
- * A/B modes of round r: "on" and "off" in alternating order, so that
+ * A/A run (argument aa=1 of the programs that take it): the two modes are
+ * "off_a" and "off_b", both with the feature switched off, so that they
+ * differ only in their name and the host measures the instrument itself:
+ * off_a/off_b is 1 but for noise (bench-report.py's A/A spread).
+ */
+static int rk_aa;
+
+/* Read aa=; only a feature kernel has two modes to compare. */
+static inline void rk_aa_arg(int argc, char **argv)
+{
+	rk_aa = rk_arg_long(argc, argv, "aa", 0, 0, 1);
+	if (rk_aa && !rk_have_feature())
+		rk_usage("aa=1 compares two switched-off modes: boot the feature build");
+}
+
+/* Mode 0 ("on", or "off_a") and mode 1 ("off", or "off_b") of an A/B run. */
+static inline const char *rk_mode_name(int mi)
+{
+	if (rk_aa)
+		return mi ? "off_b" : "off_a";
+	return mi ? "off" : "on";
+}
+
+static inline int rk_mode_index(const char *m)
+{
+	return !strcmp(m, rk_mode_name(1));
+}
+
+/*
+ * A/B modes of round r: modes 0 and 1 in alternating order, so that
  * neither always runs first; "vanilla" alone on a kernel without the
  * feature. Returns the number of modes written to m[].
  */
@@ -110,12 +139,12 @@ static inline int rk_modes(int round, const char *m[2])
 		m[0] = "vanilla";
 		return 1;
 	}
-	m[round & 1] = "on";
-	m[!(round & 1)] = "off";
+	m[round & 1] = rk_mode_name(0);
+	m[!(round & 1)] = rk_mode_name(1);
 	return 2;
 }
 
-/* Switch the feature for mode m; "vanilla" has nothing to switch. */
+/* Switch the feature for mode m: on for "on", off for the others. */
 static inline int rk_mode_set(const char *m)
 {
 	if (!strcmp(m, "vanilla"))

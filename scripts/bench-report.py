@@ -2,14 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench-report.py OUTDIR CONSOLE...: collect the "@@RK-BENCH" lines of the
 guest consoles into OUTDIR/samples.csv (every value), OUTDIR/summary.json
-(median per bench, metric and mode) and OUTDIR/report.md (the table, with
-the ratios between modes and each target met or missed).
+(median, min and max per bench, metric and mode) and OUTDIR/report.md (the
+table, with the ratios between modes and each target met or missed).
+
+A console named ...-b<K>-[aa-]<program>.log is boot K of that program (bench.sh
+BENCH_BOOTS); values of all boots are pooled. The noise of the instrument
+(the A/A spread) of a bench and metric is the larger of |off_a/off_b - 1|
+(an A/A run, bench.sh BENCH_AA=1: two modes, both switched off) and, per mode,
+the spread between the medians of its boots (max/min - 1). A ratio target
+whose margin |limit - 1| is smaller than that noise is "inconclusive",
+whatever the ratio; with no A/A data the noise is "not measured".
 
 Exit status 1 if a benchmark reported nothing at all (a target missed is
 a result, not an error)."""
 
 import csv
 import json
+import os
 import re
 import statistics
 import sys
@@ -17,6 +26,7 @@ from collections import defaultdict
 
 LINE = re.compile(r"@@RK-BENCH bench=(\S+) mode=(\S+) round=(\d+) "
                   r"metric=(\S+) value=(\S+)")
+BOOT = re.compile(r"-b(\d+)-(?:aa-)?[^-]+\.log$")
 
 # (label, bench, metric, mode, against mode, goal, limit, what the ratio is)
 # goal: "ge" value >= limit, "le" value <= limit; against None: the value
@@ -44,13 +54,32 @@ TARGETS = [
 def load(paths):
     rows = []
     for path in paths:
+        bm = BOOT.search(os.path.basename(path))
+        boot = int(bm.group(1)) if bm else 1
         with open(path, errors="replace") as f:
             for line in f:
                 m = LINE.search(line)
                 if m:
                     b, mode, rnd, metric, val = m.groups()
-                    rows.append((b, mode, int(rnd), metric, float(val), path))
+                    rows.append((b, mode, int(rnd), metric, float(val),
+                                 boot, path))
     return rows
+
+
+def noise_of(groups, per_boot, med):
+    """(bench, metric) -> the A/A spread, where it was measured."""
+    noise = defaultdict(float)
+    for (b, metric, mode), v in med.items():
+        if mode == "off_a" and med.get((b, metric, "off_b")):
+            noise[(b, metric)] = max(noise[(b, metric)],
+                                     abs(v / med[(b, metric, "off_b")] - 1))
+    for (b, metric, mode), boots in per_boot.items():
+        if len(boots) > 1:
+            ms = [statistics.median(v) for v in boots.values()]
+            if min(ms) > 0:
+                noise[(b, metric)] = max(noise[(b, metric)],
+                                         max(ms) / min(ms) - 1)
+    return noise
 
 
 def fmt(v):
@@ -67,28 +96,51 @@ def main():
     out, consoles = sys.argv[1], sys.argv[2:]
     rows = load(consoles)
     groups = defaultdict(list)
-    for b, mode, _, metric, val, _ in rows:
+    per_boot = defaultdict(lambda: defaultdict(list))
+    for b, mode, _, metric, val, boot, _ in rows:
         groups[(b, metric, mode)].append(val)
+        per_boot[(b, metric, mode)][boot].append(val)
     med = {k: statistics.median(v) for k, v in groups.items()}
+    noise = noise_of(groups, per_boot, med)
+    boots = max((r[5] for r in rows), default=1)
 
     with open(f"{out}/samples.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["bench", "mode", "round", "metric", "value", "console"])
+        w.writerow(["bench", "mode", "round", "metric", "value", "boot",
+                    "console"])
         w.writerows(rows)
 
     modes_of = defaultdict(set)
     for b, metric, mode in med:
         modes_of[(b, metric)].add(mode)
-    order = ["on", "off", "vanilla", "unreclaimed", "fast", "deferred"]
+    order = ["on", "off", "off_a", "off_b", "vanilla", "unreclaimed", "fast", "deferred"]
+    order = [m for m in order if any(m in ms for ms in modes_of.values())]
 
-    lines = ["| bench | metric | " + " | ".join(order) + " | rounds |",
+    def cell(k):
+        if k not in groups:
+            return "-"
+        v = groups[k]
+        if len(v) == 1:
+            return fmt(v[0])
+        return f"{fmt(med[k])} ({fmt(min(v))}-{fmt(max(v))})"
+
+    lines = ["Each cell: median (min-max) over rounds"
+             + (f" of {boots} boots" if boots > 1 else "") + ".", "",
+             "| bench | metric | " + " | ".join(order) + " | rounds |",
              "|---|---|" + "---|" * len(order) + "---|"]
     for (b, metric) in sorted(modes_of):
-        vals = [fmt(med.get((b, metric, m))) for m in order]
+        vals = [cell((b, metric, m)) for m in order]
         n = max(len(groups[(b, metric, m)]) for m in modes_of[(b, metric)])
         lines.append(f"| {b} | {metric} | " + " | ".join(vals) + f" | {n} |")
 
-    lines += ["", "| target | figure | goal | met |", "|---|---|---|---|"]
+    if noise:
+        lines += ["", "| A/A spread (off_a/off_b, boot to boot) | noise |",
+                  "|---|---|"]
+        lines += [f"| {b} {metric} | {100 * n:.2f} % |"
+                  for (b, metric), n in sorted(noise.items())]
+
+    lines += ["", "| target | figure | goal | A/A noise | met |",
+              "|---|---|---|---|---|"]
     verdicts = []
     for label, b, metric, mode, against, goal, limit in TARGETS:
         v = med.get((b, metric, mode))
@@ -96,11 +148,17 @@ def main():
             a = med.get((b, metric, against))
             v = v / a if a else None
         met = None if v is None else (v >= limit if goal == "ge" else v <= limit)
+        n = noise.get((b, metric)) if against is not None else None
+        verdict = "-" if met is None else "yes" if met else "NO"
+        if met is not None and n is not None and n > abs(limit - 1):
+            verdict = "inconclusive"
         sign = ">=" if goal == "ge" else "<="
-        lines.append(f"| {label} | {fmt(v)} | {sign} {limit:g} | "
-                     f"{'-' if met is None else 'yes' if met else 'NO'} |")
+        ncell = ("-" if against is None else
+                 "not measured" if n is None else f"{100 * n:.2f} %")
+        lines.append(f"| {label} | {fmt(v)} | {sign} {limit:g} | {ncell} | "
+                     f"{verdict} |")
         verdicts.append({"target": label, "figure": v, "goal": f"{sign} {limit:g}",
-                         "met": met})
+                         "noise": n, "met": met, "verdict": verdict})
 
     # Patched-but-off against the unpatched kernel, where both ran.
     extra = []
@@ -116,8 +174,12 @@ def main():
         f.write("\n".join(lines) + "\n")
     with open(f"{out}/summary.json", "w") as f:
         json.dump({"medians": [{"bench": b, "metric": m, "mode": mo,
-                                "median": v, "n": len(groups[(b, m, mo)])}
+                                "median": v, "min": min(groups[(b, m, mo)]),
+                                "max": max(groups[(b, m, mo)]),
+                                "n": len(groups[(b, m, mo)])}
                                for (b, m, mo), v in sorted(med.items())],
+                   "noise": [{"bench": b, "metric": m, "spread": n}
+                             for (b, m), n in sorted(noise.items())],
                    "targets": verdicts}, f, indent=1)
     print("\n".join(lines))
     return 0 if rows else 1

@@ -4,9 +4,12 @@
 # switches the feature on and off itself, A/B interleaved), the unpatched
 # 6.12 build for the third column, and write the report.
 #   BENCH_ROUNDS (10), BENCH_SMOKE=1 (tiny sizes, for make check),
-#   BENCH_CLOCK (wall; icount: QEMU's deterministic clock, every guest
-#   time a count of guest instructions, see boot.sh), BENCH_PROGS (the
-#   feature kernel's program:args list, to run a subset),
+#   BENCH_CLOCK (icount: QEMU's deterministic clock, every guest time a
+#   count of guest instructions, see boot.sh; wall: the host's time),
+#   BENCH_PROGS (the feature kernel's program:args list, to run a subset),
+#   BENCH_BOOTS (1: boots of each program, pooled; more give the report
+#   a boot-to-boot spread), BENCH_AA=1 (one more boot each of p3_hotpath
+#   and p5_threads with aa=1: two modes, both off, for the A/A spread),
 #   BENCH_VANILLA=0 (skip the unpatched kernel), BENCH_CONFIG (the
 #   feature build to measure: rkstack; make check's smoke uses its own).
 . "$(dirname "$0")/lib.sh"
@@ -17,9 +20,13 @@ vanilla=${BENCH_VANILLA:-1}
 fcfg=${BENCH_CONFIG:-rkstack}
 case "$fcfg" in rk*) ;; *) die "BENCH_CONFIG=$fcfg: want a feature build (rkstack, rkdebug)" ;; esac
 smoke=${BENCH_SMOKE:-0}
-clock=${BENCH_CLOCK:-wall}
+clock=${BENCH_CLOCK:-icount}
 case "$clock" in wall|icount) ;; *) die "BENCH_CLOCK=$clock: want wall or icount" ;; esac
 export BOOT_CLOCK=$clock
+boots=${BENCH_BOOTS:-1}
+int_in BENCH_BOOTS "$boots" 1 5
+aa=${BENCH_AA:-0}
+int_in BENCH_AA "$aa" 0 1
 
 # program:arguments (comma separated) for the feature kernel; the
 # vanilla kernel runs the programs whose modes make sense without it.
@@ -35,6 +42,17 @@ else
 	vprogs="p3_hotpath:rounds=$rounds p5_threads:rounds=$rounds"
 fi
 progs=${BENCH_PROGS:-$progs}
+# The A/A boots: the programs that take aa=, with their arguments here.
+aaprogs=
+if [ "$aa" = 1 ]; then
+	for p in $progs; do
+		case "$p" in
+		p3_hotpath:*|p5_threads:*) aaprogs+=" $p,aa=1" ;;
+		p3_hotpath|p5_threads) aaprogs+=" $p:aa=1" ;;
+		esac
+	done
+	[ -n "$aaprogs" ] || die "BENCH_AA=1: none of BENCH_PROGS takes aa= (p3_hotpath, p5_threads)"
+fi
 
 "$TOP/scripts/deps.sh"
 "$TOP/scripts/source.sh"
@@ -51,6 +69,7 @@ consoles=()
 run() { # config tag prog:args
 	local cfg=$1 tag=$2 prog=${3%%:*} args=
 	[ "$prog" = "$3" ] || args=${3#*:}
+	case ",$args," in *,aa=1,*) tag+=-aa ;; esac
 	# A FAIL of the boot is in $out/results, counted below; go on.
 	CONFIG=$cfg BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} \
 		"$TOP/scripts/boot.sh" "$tag-$prog" "$prog" "$args" >> "$out/results" || true
@@ -62,15 +81,19 @@ run() { # config tag prog:args
 		result fail "$tag-$prog/reported" "no @@RK-BENCH line" >> "$out/results"
 	fi
 }
-for p in $progs; do run "$fcfg" bench-$ARCH "$p"; done
-if [ "$vanilla" = 1 ]; then
-	for p in $vprogs; do run vanilla bench-$ARCH-vanilla "$p"; done
-fi
+# Boot K of each program is tagged -bK (bench-report.py pools the boots
+# and measures their spread).
+for k in $(seq "$boots"); do
+	for p in $progs $aaprogs; do run "$fcfg" bench-$ARCH-b$k "$p"; done
+	if [ "$vanilla" = 1 ]; then
+		for p in $vprogs; do run vanilla bench-$ARCH-vanilla-b$k "$p"; done
+	fi
+done
 
 {
 	echo "# Benchmarks, $ARCH, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
-	echo "Command: \`make bench\` (BENCH_ROUNDS=$rounds BENCH_SMOKE=$smoke BENCH_VANILLA=$vanilla BENCH_CLOCK=$clock);"
+	echo "Command: \`make bench\` (BENCH_ROUNDS=$rounds BENCH_SMOKE=$smoke BENCH_VANILLA=$vanilla BENCH_CLOCK=$clock BENCH_BOOTS=$boots BENCH_AA=$aa${BENCH_PROGS:+ BENCH_PROGS=\"$BENCH_PROGS\"});"
 	echo "kernel: $SRC_PKG $(src_version) + series; QEMU TCG, 2 vCPUs: compare ratios only."
 	if [ "$clock" = icount ]; then
 		echo "Clock: icount (guest time = instructions executed, 1 ns each:"

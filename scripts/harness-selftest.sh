@@ -154,6 +154,38 @@ PASS kernel-splat
 PASS guest-finished
 EOF
 
+# bench-report.py on synthetic consoles (selftest/bench/): two boots of
+# p3_hotpath, whose futex medians differ 10 % between boots, and an A/A
+# p5_threads boot (off_a 4 % below off_b). The verdict of a ratio target is
+# "inconclusive" when the A/A spread exceeds its margin, whatever the ratio.
+report_is() { # NAME < EXPECTED_LINES (each a whole line of report.md)
+	local name=$1 missing
+	echo "--- $name"
+	if ! python3 "$TOP/scripts/bench-report.py" "$tmp" "$fixtures"/bench/*.log \
+			> "$tmp/report.out"; then
+		missing="bench-report.py failed"
+	else
+		missing=$(grep -vxF -f "$tmp/report.md" || true)
+	fi
+	if [ -z "$missing" ]; then
+		result pass "harness-selftest/$name"
+	else
+		result fail "harness-selftest/$name" "report.md lacks expected lines"
+		echo "$missing" | result_excerpt || true
+		fail=1
+	fi
+}
+report_is bench-noise <<'EOF'
+Each cell: median (min-max) over rounds of 2 boots.
+| p3_futex us_per_op | 10.00 % |
+| p3_pipe us_per_op | 0.00 % |
+| p5_threads threads_per_s | 3.85 % |
+| P3 pipe ping-pong, time on/off | 1.01 | <= 1.02 | 0.00 % | yes |
+| P3 futex ping-pong, time on/off | 1 | <= 1.02 | 10.00 % | inconclusive |
+| P3 messaging (hackbench-style), time on/off | 1.2 | <= 1.02 | 0.00 % | NO |
+| P4 wake, fast path p50 / unreclaimed p50 | - | <= 1.5 | not measured | - |
+EOF
+
 # check.sh's closing line over every scenario's results file: the
 # expected lines counted by state, and no ", 0 skipped" when none skipped.
 total_is() { # NAME WANT FILE...
