@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters and trace events account for every outcome. NR threads block
+ * in futex wait for longer than light reclaim wants, drop_caches reclaims
+ * their stacks with the stack_reclaim trace events on, and one wake-all
+ * maps them again: the per-CPU pools (16 pages each) serve a few in the
+ * wakeup, the rest wait for the worker ("pool_empty"). Then:
+ * - one stack_reclaim_stack event per stack reclaimed (the counter's
+ *   delta), each of ours with the age it had (>= the time we slept) and
+ *   counted as progress;
+ * - one stack_repopulate_fast or stack_repopulate_defer event per stack
+ *   of ours woken, and a stack_repopulate_deferred for each defer;
+ * - the four stack_defer_* counters sum to stack_repopulate_deferred,
+ *   each equal to its events' count, and stack_repopulate_wait_us is the
+ *   events' wait_ns summed (each truncated to microseconds).
+ */
+#include "rk_sites.h"
+#include "kselftest_harness.h"
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#define NR		64
+#define SLEEP_MS	1500	/* older than the one second of DEF_PRIORITY */
+#define SYSCTL		"/proc/sys/vm/reclaimable_stacks"
+#define TRACEFS		"/sys/kernel/tracing"
+
+static const char *const cause_names[] = {
+	"pool_empty", "charge", "injected", "handoff",
+};
+static const char *const cause_counters[] = {
+	"stack_defer_pool_empty", "stack_defer_charge_failed",
+	"stack_defer_injected_failure", "stack_defer_handed_off",
+};
+
+struct events {
+	long reclaimed, reclaimed_ours, young_ours, fast, defer, deferred;
+	long cause[4];
+	long long wait_us;		/* sum of wait_ns / 1000, truncated */
+	long min_age_ours;
+	long woken_ours;		/* fast or defer events of our tids */
+};
+
+static int ours(struct rk_pop *pop, long pid)
+{
+	for (int i = 0; i < pop->nr; i++)
+		if (pop->tids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Value of "key=" in an event line, or -1. */
+static long field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static void parse(struct rk_pop *pop, struct events *ev)
+{
+	char line[512];
+	FILE *f = fopen(TRACEFS "/trace", "r");
+
+	memset(ev, 0, sizeof(*ev));
+	ev->min_age_ours = -1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		long pid = field(line, " pid=");
+
+		if (strstr(line, " stack_reclaim_stack:")) {
+			long age = field(line, " age_ms=");
+
+			ev->reclaimed++;
+			if (!ours(pop, pid))
+				continue;
+			ev->reclaimed_ours++;
+			if (field(line, " counted=") != 1)
+				ev->young_ours++;
+			if (ev->min_age_ours < 0 || age < ev->min_age_ours)
+				ev->min_age_ours = age;
+		} else if (strstr(line, " stack_repopulate_fast:")) {
+			ev->fast++;
+			ev->woken_ours += ours(pop, pid);
+		} else if (strstr(line, " stack_repopulate_defer:")) {
+			ev->defer++;
+			ev->woken_ours += ours(pop, pid);
+			for (int c = 0; c < 4; c++) {
+				char want[32];
+
+				snprintf(want, sizeof(want), " cause=%s\n",
+					 cause_names[c]);
+				if (strstr(line, want))
+					ev->cause[c]++;
+			}
+		} else if (strstr(line, " stack_repopulate_deferred:")) {
+			ev->deferred++;
+			ev->wait_us += field(line, " wait_ns=") / 1000;
+		}
+	}
+	fclose(f);
+}
+
+static long vm_sum(const char *const *keys, long *each)
+{
+	long sum = 0;
+
+	for (int c = 0; c < 4; c++) {
+		each[c] = rk_vmstat(keys[c]);
+		sum += each[c];
+	}
+	return sum;
+}
+
+TEST(counters_and_events_account_for_every_stack)
+{
+	static struct rk_pop pop;
+	long stacks0, fast0, def0, wait0, causes0, each0[4], each1[4];
+	long stacks, fast, def, wait, causes;
+	struct events ev;
+	struct stat st;
+
+	if (stat(SYSCTL, &st))
+		SKIP(return, "kernel without reclaimable stacks");
+	if (stat(TRACEFS "/events", &st))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	ASSERT_EQ(0, stat(TRACEFS "/events/stack_reclaim", &st))
+		TH_LOG("no stack_reclaim trace events under " TRACEFS);
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	ASSERT_EQ(0, rk_write_file(TRACEFS "/buffer_size_kb", "4096"));
+	ASSERT_EQ(0, rk_write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, rk_write_file(TRACEFS "/events/stack_reclaim/enable", "1"));
+
+	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
+	rk_sleep_ms(SLEEP_MS);
+	stacks0 = rk_vmstat("stack_reclaim_stacks");
+	fast0 = rk_vmstat("stack_repopulate_fast");
+	def0 = rk_vmstat("stack_repopulate_deferred");
+	wait0 = rk_vmstat("stack_repopulate_wait_us");
+	causes0 = vm_sum(cause_counters, each0);
+
+	ASSERT_EQ(0, rk_drop_caches(1));
+	EXPECT_EQ(NR, rk_pop_finish(&pop));
+	/* Joined: nothing of ours waits for the worker any more. */
+	ASSERT_EQ(0, rk_write_file(TRACEFS "/events/stack_reclaim/enable", "0"));
+	stacks = rk_vmstat("stack_reclaim_stacks") - stacks0;
+	fast = rk_vmstat("stack_repopulate_fast") - fast0;
+	def = rk_vmstat("stack_repopulate_deferred") - def0;
+	wait = rk_vmstat("stack_repopulate_wait_us") - wait0;
+	causes = vm_sum(cause_counters, each1) - causes0;
+	parse(&pop, &ev);
+	TH_LOG("counters: %ld reclaimed, %ld fast, %ld deferred (causes %ld: "
+	       "pool %ld charge %ld injected %ld handoff %ld), %ld us waited",
+	       stacks, fast, def, causes, each1[0] - each0[0],
+	       each1[1] - each0[1], each1[2] - each0[2], each1[3] - each0[3],
+	       wait);
+	TH_LOG("events: %ld reclaimed (%ld ours, youngest %ld ms, %ld not "
+	       "counted), %ld fast, %ld defer, %ld deferred, %lld us waited",
+	       ev.reclaimed, ev.reclaimed_ours, ev.min_age_ours, ev.young_ours,
+	       ev.fast, ev.defer, ev.deferred, ev.wait_us);
+
+	/* All of ours were reclaimed, old, and counted as progress. */
+	EXPECT_EQ(NR, ev.reclaimed_ours);
+	EXPECT_GE(ev.min_age_ours, SLEEP_MS - 100);
+	EXPECT_EQ(0, ev.young_ours);
+	/* Every event for its counter, every outcome for its cause. */
+	EXPECT_EQ(stacks, ev.reclaimed);
+	EXPECT_EQ(fast, ev.fast);
+	EXPECT_EQ(def, ev.deferred);
+	EXPECT_EQ(def, causes);
+	EXPECT_EQ(ev.defer, ev.deferred);
+	for (int c = 0; c < 4; c++) {
+		EXPECT_EQ(each1[c] - each0[c], ev.cause[c])
+			TH_LOG("cause %s", cause_names[c]);
+	}
+	/* Each woken stack of ours went one way or the other, once. */
+	EXPECT_EQ(NR, ev.woken_ours);
+	/* 64 stacks of 3 pages, pools of 16 pages per CPU: some waited. */
+	EXPECT_GT(def, 0);
+	EXPECT_GT(wait, 0);
+	/* The counter sums each wait in ns / 1000, the events likewise. */
+	EXPECT_EQ(wait, ev.wait_us);
+}
+
+TEST_HARNESS_MAIN
