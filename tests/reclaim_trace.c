@@ -6,8 +6,9 @@
  * maps them again: the per-CPU pools (16 pages each) serve a few in the
  * wakeup, the rest wait for the worker ("pool_empty"). Then:
  * - one stack_reclaim_stack event per stack reclaimed (the counter's
- *   delta), each of ours with the age it had (>= the time we slept) and
- *   counted as progress;
+ *   delta), each of ours with the age it had (>= the time we slept), all
+ *   its pages reported as progress and not handed off; handed-off events
+ *   as many as the stack_defer_handed_off counter says;
  * - one stack_repopulate_fast or stack_repopulate_defer event per stack
  *   of ours woken, and a stack_repopulate_deferred for each defer;
  * - the four stack_defer_* counters sum to stack_repopulate_deferred,
@@ -33,7 +34,8 @@ static const char *const cause_counters[] = {
 };
 
 struct events {
-	long reclaimed, reclaimed_ours, young_ours, fast, defer, deferred;
+	long reclaimed, reclaimed_ours, partial_ours, handed_off;
+	long fast, defer, deferred;
 	long cause[4];
 	long long wait_us;		/* sum of wait_ns / 1000, truncated */
 	long min_age_ours;
@@ -72,11 +74,15 @@ static void parse(struct rk_pop *pop, struct events *ev)
 			long age = field(line, " age_ms=");
 
 			ev->reclaimed++;
+			if (field(line, " handed_off=") == 1)
+				ev->handed_off++;
 			if (!ours(pop, pid))
 				continue;
 			ev->reclaimed_ours++;
-			if (field(line, " counted=") != 1)
-				ev->young_ours++;
+			if (field(line, " progress=") != field(line, " nr_pages=") ||
+			    field(line, " nr_pages=") <= 0 ||
+			    field(line, " handed_off=") != 0)
+				ev->partial_ours++;
 			if (ev->min_age_ours < 0 || age < ev->min_age_ours)
 				ev->min_age_ours = age;
 		} else if (strstr(line, " stack_repopulate_fast:")) {
@@ -154,15 +160,18 @@ TEST(counters_and_events_account_for_every_stack)
 	       stacks, fast, def, causes, each1[0] - each0[0],
 	       each1[1] - each0[1], each1[2] - each0[2], each1[3] - each0[3],
 	       wait);
-	TH_LOG("events: %ld reclaimed (%ld ours, youngest %ld ms, %ld not "
-	       "counted), %ld fast, %ld defer, %ld deferred, %lld us waited",
-	       ev.reclaimed, ev.reclaimed_ours, ev.min_age_ours, ev.young_ours,
-	       ev.fast, ev.defer, ev.deferred, ev.wait_us);
+	TH_LOG("events: %ld reclaimed (%ld handed off; %ld ours, youngest "
+	       "%ld ms, %ld not wholly progress), %ld fast, %ld defer, "
+	       "%ld deferred, %lld us waited",
+	       ev.reclaimed, ev.handed_off, ev.reclaimed_ours, ev.min_age_ours,
+	       ev.partial_ours, ev.fast, ev.defer, ev.deferred, ev.wait_us);
 
 	/* All of ours were reclaimed, old, and counted as progress. */
 	EXPECT_EQ(NR, ev.reclaimed_ours);
 	EXPECT_GE(ev.min_age_ours, SLEEP_MS - 100);
-	EXPECT_EQ(0, ev.young_ours);
+	EXPECT_EQ(0, ev.partial_ours);
+	/* The scan's side of each handoff, and the waker's. */
+	EXPECT_EQ(each1[3] - each0[3], ev.handed_off);
 	/* Every event for its counter, every outcome for its cause. */
 	EXPECT_EQ(stacks, ev.reclaimed);
 	EXPECT_EQ(fast, ev.fast);
