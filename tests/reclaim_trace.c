@@ -14,6 +14,10 @@
  * - the four stack_defer_* counters sum to stack_repopulate_deferred,
  *   each equal to its events' count, and stack_repopulate_wait_us is the
  *   events' wait_ns summed (each truncated to microseconds).
+ * The second case fails every fast path on purpose (fail_stack_repopulate)
+ * so that the "injected" cause is counted and traced too. Events and
+ * counters are compared over the same window; each test runs in a child
+ * of its own, and the teardown puts back what it changed.
  */
 #include "rk_sites.h"
 #include "kselftest_harness.h"
@@ -24,6 +28,8 @@
 #define SLEEP_MS	1500	/* older than the one second of DEF_PRIORITY */
 #define SYSCTL		"/proc/sys/vm/reclaimable_stacks"
 #define TRACEFS		"/sys/kernel/tracing"
+#define EVENTS		TRACEFS "/events/stack_reclaim/enable"
+#define FAIL_DIR	"/sys/kernel/debug/fail_stack_repopulate/"
 
 static const char *const cause_names[] = {
 	"pool_empty", "charge", "injected", "handoff",
@@ -34,7 +40,9 @@ static const char *const cause_counters[] = {
 };
 
 struct events {
-	long reclaimed, reclaimed_ours, partial_ours, handed_off;
+	long reclaimed, reclaimed_ours, handed_off;
+	long pages_ours, progress_ours, over_ours;	/* progress > pages */
+	long fast_ours;
 	long fast, defer, deferred;
 	long cause[4];
 	long long wait_us;		/* sum of wait_ns / 1000, truncated */
@@ -79,14 +87,15 @@ static void parse(struct rk_pop *pop, struct events *ev)
 			if (!ours(pop, pid))
 				continue;
 			ev->reclaimed_ours++;
-			if (field(line, " progress=") != field(line, " nr_pages=") ||
-			    field(line, " nr_pages=") <= 0 ||
-			    field(line, " handed_off=") != 0)
-				ev->partial_ours++;
+			ev->pages_ours += field(line, " nr_pages=");
+			ev->progress_ours += field(line, " progress=");
+			if (field(line, " progress=") > field(line, " nr_pages="))
+				ev->over_ours++;
 			if (ev->min_age_ours < 0 || age < ev->min_age_ours)
 				ev->min_age_ours = age;
 		} else if (strstr(line, " stack_repopulate_fast:")) {
 			ev->fast++;
+			ev->fast_ours += ours(pop, pid);
 			ev->woken_ours += ours(pop, pid);
 		} else if (strstr(line, " stack_repopulate_defer:")) {
 			ev->defer++;
@@ -118,27 +127,76 @@ static long vm_sum(const char *const *keys, long *each)
 	return sum;
 }
 
-TEST(counters_and_events_account_for_every_stack)
+/* The fault attribute's files, and the values that fail every fast path. */
+static const char *const fail_files[] = {
+	FAIL_DIR "times", FAIL_DIR "ignore-deferred", FAIL_DIR "verbose",
+	FAIL_DIR "probability",
+};
+static const char *const fail_vals[] = { "-1", "Y", "0", "100" };
+
+FIXTURE(trace) {
+	char old_sysctl[16];
+	char old_fail[4][32];
+	int fail_saved;
+};
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+}
+
+FIXTURE_SETUP(trace)
+{
+	struct stat st;
+
+	if (stat(SYSCTL, &st))
+		SKIP(return, "kernel without reclaimable stacks");
+	if (rk_vmstat("stack_reclaim_stacks") < 0)
+		SKIP(return, "no stack_reclaim counters (VM_EVENT_COUNTERS=n)");
+	if (stat(TRACEFS "/events", &st))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	if (stat(TRACEFS "/events/stack_reclaim", &st))
+		SKIP(return, "no stack_reclaim trace events under " TRACEFS);
+	read_line(SYSCTL, self->old_sysctl, sizeof(self->old_sysctl));
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	ASSERT_EQ(0, rk_write_file(TRACEFS "/buffer_size_kb", "4096"));
+}
+
+FIXTURE_TEARDOWN(trace)
+{
+	rk_write_file(EVENTS, "0");
+	if (self->fail_saved)
+		for (int i = 3; i >= 0; i--)
+			rk_write_file(fail_files[i], self->old_fail[i]);
+	if (self->old_sysctl[0])
+		rk_write_file(SYSCTL, self->old_sysctl);
+}
+
+/*
+ * Reclaim NR old futex waiters and wake them all, with the events on;
+ * inject: fail every fast path meanwhile. Then compare.
+ */
+static void account(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(trace) *self, bool inject)
 {
 	static struct rk_pop pop;
 	long stacks0, fast0, def0, wait0, causes0, each0[4], each1[4];
 	long stacks, fast, def, wait, causes;
 	struct events ev;
-	struct stat st;
-
-	if (stat(SYSCTL, &st))
-		SKIP(return, "kernel without reclaimable stacks");
-	if (stat(TRACEFS "/events", &st))
-		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
-	ASSERT_EQ(0, stat(TRACEFS "/events/stack_reclaim", &st))
-		TH_LOG("no stack_reclaim trace events under " TRACEFS);
-	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
-	ASSERT_EQ(0, rk_write_file(TRACEFS "/buffer_size_kb", "4096"));
-	ASSERT_EQ(0, rk_write_file(TRACEFS "/trace", ""));
-	ASSERT_EQ(0, rk_write_file(TRACEFS "/events/stack_reclaim/enable", "1"));
 
 	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
 	rk_sleep_ms(SLEEP_MS);
+
+	/* The window: events and counter deltas over the same span. */
+	ASSERT_EQ(0, rk_write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, rk_write_file(EVENTS, "1"));
 	stacks0 = rk_vmstat("stack_reclaim_stacks");
 	fast0 = rk_vmstat("stack_repopulate_fast");
 	def0 = rk_vmstat("stack_repopulate_deferred");
@@ -146,14 +204,24 @@ TEST(counters_and_events_account_for_every_stack)
 	causes0 = vm_sum(cause_counters, each0);
 
 	ASSERT_EQ(0, rk_drop_caches(1));
+	if (inject) {
+		for (int i = 0; i < 4; i++)
+			read_line(fail_files[i], self->old_fail[i],
+				  sizeof(self->old_fail[i]));
+		self->fail_saved = 1;
+		for (int i = 0; i < 4; i++)
+			ASSERT_EQ(0, rk_write_file(fail_files[i], fail_vals[i]));
+	}
 	EXPECT_EQ(NR, rk_pop_finish(&pop));
 	/* Joined: nothing of ours waits for the worker any more. */
-	ASSERT_EQ(0, rk_write_file(TRACEFS "/events/stack_reclaim/enable", "0"));
 	stacks = rk_vmstat("stack_reclaim_stacks") - stacks0;
 	fast = rk_vmstat("stack_repopulate_fast") - fast0;
 	def = rk_vmstat("stack_repopulate_deferred") - def0;
 	wait = rk_vmstat("stack_repopulate_wait_us") - wait0;
 	causes = vm_sum(cause_counters, each1) - causes0;
+	ASSERT_EQ(0, rk_write_file(EVENTS, "0"));
+	if (inject)
+		ASSERT_EQ(0, rk_write_file(FAIL_DIR "probability", "0"));
 	parse(&pop, &ev);
 	TH_LOG("counters: %ld reclaimed, %ld fast, %ld deferred (causes %ld: "
 	       "pool %ld charge %ld injected %ld handoff %ld), %ld us waited",
@@ -161,15 +229,21 @@ TEST(counters_and_events_account_for_every_stack)
 	       each1[1] - each0[1], each1[2] - each0[2], each1[3] - each0[3],
 	       wait);
 	TH_LOG("events: %ld reclaimed (%ld handed off; %ld ours, youngest "
-	       "%ld ms, %ld not wholly progress), %ld fast, %ld defer, "
-	       "%ld deferred, %lld us waited",
+	       "%ld ms, progress %ld of %ld pages), %ld fast (%ld ours), "
+	       "%ld defer, %ld deferred, %lld us waited",
 	       ev.reclaimed, ev.handed_off, ev.reclaimed_ours, ev.min_age_ours,
-	       ev.partial_ours, ev.fast, ev.defer, ev.deferred, ev.wait_us);
+	       ev.progress_ours, ev.pages_ours, ev.fast, ev.fast_ours,
+	       ev.defer, ev.deferred, ev.wait_us);
 
-	/* All of ours were reclaimed, old, and counted as progress. */
+	/*
+	 * All of ours were reclaimed, old, and reported as progress: all
+	 * pages of a stack whose pages share a node, fewer of one that a
+	 * wakeup on the other node mapped in part (a cached stack reused).
+	 */
 	EXPECT_EQ(NR, ev.reclaimed_ours);
 	EXPECT_GE(ev.min_age_ours, SLEEP_MS - 100);
-	EXPECT_EQ(0, ev.partial_ours);
+	EXPECT_EQ(0, ev.over_ours);
+	EXPECT_GT(ev.progress_ours, 0);
 	/* The scan's side of each handoff, and the waker's. */
 	EXPECT_EQ(each1[3] - each0[3], ev.handed_off);
 	/* Every event for its counter, every outcome for its cause. */
@@ -189,6 +263,23 @@ TEST(counters_and_events_account_for_every_stack)
 	EXPECT_GT(wait, 0);
 	/* The counter sums each wait in ns / 1000, the events likewise. */
 	EXPECT_EQ(wait, ev.wait_us);
+	if (inject) {
+		/* Pool pages present: the injected failure; else pool_empty. */
+		EXPECT_EQ(0, ev.fast_ours);
+		EXPECT_GT(ev.cause[2], 0);
+	}
+}
+
+TEST_F(trace, counters_and_events_account_for_every_stack)
+{
+	account(_metadata, self, false);
+}
+
+TEST_F(trace, injected_failures_counted_and_traced)
+{
+	if (access(FAIL_DIR "probability", W_OK))
+		SKIP(return, "no fail_stack_repopulate attribute");
+	account(_metadata, self, true);
 }
 
 TEST_HARNESS_MAIN
