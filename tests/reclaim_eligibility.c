@@ -73,7 +73,8 @@ TEST_F(elig, io_flusher_keeps_stack)
 
 	ASSERT_EQ(0, rk_pop_start(&flushers, &io_flusher_site, NR, NULL));
 	ASSERT_EQ(0, rk_pop_start(&plain, rk_site_by_name("futex"), NR, NULL));
-	ASSERT_EQ(0, rk_drop_caches(4));
+	/* The control, the plain waiters, first reclaimed. */
+	ASSERT_EQ(0, rk_reclaim_tids(plain.tids, NR));
 	for (i = 0; i < NR; i++) {
 		EXPECT_TRUE(all_present(flushers.tids[i]))
 			TH_LOG("IO flusher %d lost stack pages", flushers.tids[i]);
@@ -98,7 +99,7 @@ TEST_F(elig, setscheduler_gives_stack_back)
 	/* Half become FIFO while merely reclaimable: they keep their stacks. */
 	for (i = NR; i < 2 * NR; i++)
 		ASSERT_EQ(0, sched_setscheduler(pop.tids[i], SCHED_FIFO, &sp));
-	ASSERT_EQ(0, rk_drop_caches(4));
+	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
 	for (i = 0; i < NR; i++) {
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
 		ASSERT_EQ(STACK_RECLAIMED, in.state);
@@ -186,7 +187,7 @@ TEST_F(elig, parked_task_is_d_and_hung)
 	if (access(FAIL_DIR "probability", W_OK))
 		SKIP(return, "no fail_stack_repopulate attribute");
 	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), 1, NULL));
-	ASSERT_EQ(0, rk_drop_caches(4));
+	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, 1));
 	ASSERT_EQ(0, inspect(pop.tids[0], &in));
 	ASSERT_EQ(STACK_RECLAIMED, in.state);
 
@@ -265,7 +266,7 @@ TEST_F(elig, worker_repopulates_on_stack_node)
 	ASSERT_EQ(0, pin(1));
 	ASSERT_EQ(0, rk_pop_start(&pop, &twice_site, NR, NULL));
 	ASSERT_EQ(0, pin(0));
-	ASSERT_EQ(0, rk_drop_caches(4));
+	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
 	for (i = 0; i < NR; i++) {
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
 		ASSERT_EQ(STACK_RECLAIMED, in.state);

@@ -20,7 +20,7 @@ TEST(reclaimed_unmapped_repopulated_zero)
 
 	ASSERT_EQ(0, rk_write_file("/proc/sys/vm/reclaimable_stacks", "1"));
 	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
-	ASSERT_EQ(0, rk_drop_caches(4));
+	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
 	for (i = 0; i < NR; i++) {
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
 		TH_LOG("reclaimed: tid %d state %d present %s mapped %s sp_page %d magic %s",
@@ -68,7 +68,7 @@ TEST(unwind_reclaimed_stack)
 	char path[64], buf[4096];
 
 	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
-	ASSERT_EQ(0, rk_drop_caches(4));
+	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
 	fast = rk_vmstat("stack_repopulate_fast");
 	deferred = rk_vmstat("stack_repopulate_deferred");
 	for (int i = 0; i < NR; i++) {

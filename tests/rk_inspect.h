@@ -40,4 +40,28 @@ static inline int inspect(pid_t tid, struct info *in)
 	return n == 10 ? 0 : -1;
 }
 
+/*
+ * drop_caches until each of the @n threads shows RECLAIMED, for up to 2 s.
+ * A thread seen blocked from here may not have switched out yet (its vCPU
+ * descheduled by a busy host), and reclaim takes only listed stacks.
+ */
+static inline int rk_reclaim_tids(const pid_t *tids, int n)
+{
+	struct info in;
+
+	for (int t = 0; t < 100; t++) {
+		int i;
+
+		if (rk_write_file("/proc/sys/vm/drop_caches", "2"))
+			return -1;
+		for (i = 0; i < n; i++)
+			if (inspect(tids[i], &in) || in.state != STACK_RECLAIMED)
+				break;
+		if (i == n)
+			return 0;
+		rk_sleep_ms(20);
+	}
+	return -1;
+}
+
 #endif /* RK_INSPECT_H */

@@ -439,7 +439,7 @@ static inline int rk_pop_finish(struct rk_pop *pop)
 	return pop->bad ? -pop->bad : pop->done;
 }
 
-/* Reclaim: drop_caches=2 a few times, for the two-pass aging. */
+/* Reclaim: drop_caches=2 @rounds times (each a pass at priority 0). */
 static inline int rk_drop_caches(int rounds)
 {
 	for (int i = 0; i < rounds; i++) {
