@@ -48,7 +48,6 @@
 #include "rk_sites.h"
 #include "rk_bench.h"
 
-#define FAIL_DIR	"/sys/kernel/debug/fail_stack_repopulate"
 #define MAX_THREADS	4096
 #define MAX_ROUNDS	1000
 #define REBLOCK_MS	10000	/* a woken thread must block again by then */
@@ -172,53 +171,14 @@ static int reclaim_all(void)
 	return got >= nthreads ? 0 : -1;
 }
 
-/*
- * fail_stack_repopulate: the files we set, the values that send every
- * wakeup of a reclaimed task to the worker, and the values found.
- */
-static const char *const fail_files[] = {
-	"ignore-deferred", "interval", "times", "verbose", "probability",
-};
-
-static const char *const fail_deferred[] = { "Y", "1", "-1", "0", "100" };
-static char fail_saved[5][32];
-static int fail_set;
-
-static int fail_inject(int on)
-{
-	char path[128];
-	int err = 0;
-
-	for (int i = 0; i < 5; i++) {
-		/* probability goes last on, first off */
-		int k = on ? i : 4 - i;
-		const char *v = on ? fail_deferred[k] : fail_saved[k];
-
-		snprintf(path, sizeof(path), FAIL_DIR "/%s", fail_files[k]);
-		if (on && !fail_saved[k][0]) {
-			FILE *f = fopen(path, "r");
-
-			if (!f || !fgets(fail_saved[k], sizeof(fail_saved[k]), f))
-				err = -1;
-			if (f)
-				fclose(f);
-			fail_saved[k][strcspn(fail_saved[k], "\n")] = 0;
-		}
-		if (!on && k == 4)
-			v = "0";	/* whatever it was: never leave it failing */
-		if (!err && rk_write_file(path, v))
-			err = -1;
-	}
-	fail_set = on && !err;
-	return err;
-}
+static struct rk_fail_saved fail;
 
 static long saved_sysctl = -1;
 
 static void restore(void)
 {
-	if (fail_set)
-		fail_inject(0);
+	if (fail.set)
+		rk_fail_fast(0, &fail);
 	if (saved_sysctl >= 0)
 		rk_write_file(RK_SYSCTL, saved_sysctl ? "1\n" : "0\n");
 }
@@ -232,9 +192,9 @@ static int run_mode(int mode, int round, double *lat, double *fraction)
 			      "stack_repopulate_fast";
 	long fast0, def0, fast1, def1, path0;
 
-	if (mode == 2 && fail_inject(1)) {
+	if (mode == 2 && rk_fail_fast(1, &fail)) {
 		fprintf(stderr, "cannot set up %s (CONFIG_FAIL_STACK_REPOPULATE?)\n",
-			FAIL_DIR);
+			RK_FAIL_DIR);
 		return -1;
 	}
 	if (mode > 0 && reclaim_all())
@@ -244,7 +204,7 @@ static int run_mode(int mode, int round, double *lat, double *fraction)
 	path0 = rk_vmstat(counter);
 	if (wake_all_once(lat))
 		return -1;
-	if (mode == 2 && fail_inject(0))
+	if (mode == 2 && rk_fail_fast(0, &fail))
 		return -1;
 	fast1 = rk_vmstat("stack_repopulate_fast");
 	def1 = rk_vmstat("stack_repopulate_deferred");

@@ -123,19 +123,6 @@ TEST_F(elig, setscheduler_gives_stack_back)
 }
 
 /* Save a file's value to restore it later, then write val. */
-static int save_set(const char *path, char *old, size_t len, const char *val)
-{
-	FILE *f = fopen(path, "r");
-
-	if (!f || !fgets(old, len, f)) {
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	return rk_write_file(path, val);
-}
-
 static char task_state(pid_t tid)
 {
 	char path[64], buf[512], *p;
@@ -200,7 +187,7 @@ TEST_F(elig, parked_task_is_d_and_hung)
 	 * splat, and is read back from /dev/kmsg instead.
 	 */
 	for (i = 0; i < 8; i++)
-		ASSERT_EQ(0, save_set(files[i], old[i], sizeof(old[i]), vals[i]));
+		ASSERT_EQ(0, rk_save_set(files[i], old[i], sizeof(old[i]), vals[i]));
 	pop.site->wake(&pop);
 	for (i = 0; i < 50 && (state = task_state(pop.tids[0])) != 'D'; i++)
 		rk_sleep_ms(20);
@@ -246,14 +233,10 @@ static int pin(int cpu)
 
 TEST_F(elig, worker_repopulates_on_stack_node)
 {
-	static const char *const files[] = {
-		FAIL_DIR "probability", FAIL_DIR "times",
-		FAIL_DIR "ignore-deferred", FAIL_DIR "verbose",
-	};
-	static const char *const vals[] = { "100", "-1", "Y", "0" };
 	long deferred = rk_vmstat("stack_repopulate_deferred");
+	struct rk_fail_saved fail = { 0 };
 	static struct rk_pop pop;
-	char old[4][64], want[8];
+	char want[8];
 	struct info in;
 	int i, on_node = 0, on_node1 = 0;
 
@@ -272,14 +255,12 @@ TEST_F(elig, worker_repopulates_on_stack_node)
 		ASSERT_EQ(STACK_RECLAIMED, in.state);
 	}
 	/* Every wakeup from CPU 0 (node 0) goes to the worker. */
-	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, save_set(files[i], old[i], sizeof(old[i]), vals[i]));
+	ASSERT_EQ(0, rk_fail_fast(1, &fail));
 	pop.site->wake(&pop);
 	for (i = 0; i < 100 && rk_count_blocked() < NR; i++)
 		rk_sleep_ms(20);
 	rk_sleep_ms(100);
-	for (i = 3; i >= 0; i--)
-		rk_write_file(files[i], old[i]);
+	rk_fail_fast(0, &fail);
 	EXPECT_LE(deferred + NR, rk_vmstat("stack_repopulate_deferred"));
 	for (i = 0; i < NR; i++) {
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));

@@ -29,7 +29,6 @@
 #define SYSCTL		"/proc/sys/vm/reclaimable_stacks"
 #define TRACEFS		"/sys/kernel/tracing"
 #define EVENTS		TRACEFS "/events/stack_reclaim/enable"
-#define FAIL_DIR	"/sys/kernel/debug/fail_stack_repopulate/"
 
 static const char *const cause_names[] = {
 	"pool_empty", "charge", "injected", "handoff",
@@ -127,30 +126,10 @@ static long vm_sum(const char *const *keys, long *each)
 	return sum;
 }
 
-/* The fault attribute's files, and the values that fail every fast path. */
-static const char *const fail_files[] = {
-	FAIL_DIR "times", FAIL_DIR "ignore-deferred", FAIL_DIR "verbose",
-	FAIL_DIR "probability",
-};
-static const char *const fail_vals[] = { "-1", "Y", "0", "100" };
-
 FIXTURE(trace) {
 	char old_sysctl[16];
-	char old_fail[4][32];
-	int fail_saved;
+	struct rk_fail_saved fail;
 };
-
-static void read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, len, f))
-			buf[0] = 0;
-		fclose(f);
-	}
-}
 
 FIXTURE_SETUP(trace)
 {
@@ -164,17 +143,16 @@ FIXTURE_SETUP(trace)
 		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 	if (stat(TRACEFS "/events/stack_reclaim", &st))
 		SKIP(return, "no stack_reclaim trace events under " TRACEFS);
-	read_line(SYSCTL, self->old_sysctl, sizeof(self->old_sysctl));
-	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	ASSERT_EQ(0, rk_save_set(SYSCTL, self->old_sysctl,
+				 sizeof(self->old_sysctl), "1"));
 	ASSERT_EQ(0, rk_write_file(TRACEFS "/buffer_size_kb", "4096"));
 }
 
 FIXTURE_TEARDOWN(trace)
 {
 	rk_write_file(EVENTS, "0");
-	if (self->fail_saved)
-		for (int i = 3; i >= 0; i--)
-			rk_write_file(fail_files[i], self->old_fail[i]);
+	if (self->fail.set)
+		rk_fail_fast(0, &self->fail);
 	if (self->old_sysctl[0])
 		rk_write_file(SYSCTL, self->old_sysctl);
 }
@@ -204,14 +182,8 @@ static void account(struct __test_metadata *_metadata,
 	causes0 = vm_sum(cause_counters, each0);
 
 	ASSERT_EQ(0, rk_drop_caches(1));
-	if (inject) {
-		for (int i = 0; i < 4; i++)
-			read_line(fail_files[i], self->old_fail[i],
-				  sizeof(self->old_fail[i]));
-		self->fail_saved = 1;
-		for (int i = 0; i < 4; i++)
-			ASSERT_EQ(0, rk_write_file(fail_files[i], fail_vals[i]));
-	}
+	if (inject)
+		ASSERT_EQ(0, rk_fail_fast(1, &self->fail));
 	EXPECT_EQ(NR, rk_pop_finish(&pop));
 	/* Joined: nothing of ours waits for the worker any more. */
 	stacks = rk_vmstat("stack_reclaim_stacks") - stacks0;
@@ -221,7 +193,7 @@ static void account(struct __test_metadata *_metadata,
 	causes = vm_sum(cause_counters, each1) - causes0;
 	ASSERT_EQ(0, rk_write_file(EVENTS, "0"));
 	if (inject)
-		ASSERT_EQ(0, rk_write_file(FAIL_DIR "probability", "0"));
+		ASSERT_EQ(0, rk_fail_fast(0, &self->fail));
 	parse(&pop, &ev);
 	TH_LOG("counters: %ld reclaimed, %ld fast, %ld deferred (causes %ld: "
 	       "pool %ld charge %ld injected %ld handoff %ld), %ld us waited",
@@ -277,7 +249,7 @@ TEST_F(trace, counters_and_events_account_for_every_stack)
 
 TEST_F(trace, injected_failures_counted_and_traced)
 {
-	if (access(FAIL_DIR "probability", W_OK))
+	if (access(RK_FAIL_DIR "/probability", W_OK))
 		SKIP(return, "no fail_stack_repopulate attribute");
 	account(_metadata, self, true);
 }

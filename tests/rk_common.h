@@ -155,4 +155,66 @@ static inline long rk_read_long(const char *path)
 	return v;
 }
 
+/* Keep what @path holds (with its newline) in @old, then write @val. */
+static inline int rk_save_set(const char *path, char *old, size_t len,
+			      const char *val)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f || !fgets(old, len, f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return rk_write_file(path, val);
+}
+
+/*
+ * fail_stack_repopulate set so that every wakeup of a reclaimed thread
+ * fails its fast path and waits for the worker, whose retries still
+ * succeed (ignore-deferred). rk_fail_fast(1, s) keeps the values it finds
+ * (the first time) and sets these, probability last; rk_fail_fast(0, s)
+ * puts them back, probability first and to 0 whatever it was: never left
+ * failing. 0, or -1 if a file could not be read or written.
+ */
+#define RK_FAIL_DIR	"/sys/kernel/debug/fail_stack_repopulate"
+
+struct rk_fail_saved {
+	char v[5][32];
+	int set;	/* rk_fail_fast(1) succeeded, not yet undone */
+};
+
+static inline int rk_fail_fast(int on, struct rk_fail_saved *s)
+{
+	static const char *const files[] = {
+		"ignore-deferred", "interval", "times", "verbose", "probability",
+	};
+	static const char *const vals[] = { "Y", "1", "-1", "0", "100" };
+	char path[128];
+	int err = 0;
+
+	for (int i = 0; i < 5; i++) {
+		int k = on ? i : 4 - i;
+		const char *v = on ? vals[k] : s->v[k];
+
+		snprintf(path, sizeof(path), RK_FAIL_DIR "/%s", files[k]);
+		if (on && !s->v[k][0]) {
+			FILE *f = fopen(path, "r");
+
+			if (!f || !fgets(s->v[k], sizeof(s->v[k]), f))
+				err = -1;
+			if (f)
+				fclose(f);
+			s->v[k][strcspn(s->v[k], "\n")] = 0;
+		}
+		if (!on && k == 4)
+			v = "0";
+		if (!err && rk_write_file(path, v))
+			err = -1;
+	}
+	s->set = on && !err;
+	return err;
+}
+
 #endif /* RK_COMMON_H */
