@@ -175,6 +175,29 @@ def main():
         verdicts.append({"target": label, "figure": v, "goal": f"{sign} {limit:g}",
                          "noise": n, "met": met, "verdict": verdict})
 
+    # On against off for the benches no target above judges (the real
+    # tools of tools_ab, under forced reclaim): the cost of the feature at
+    # work, > 1 worse as below, with the same A/A noise and verdicts.
+    # Counts that are zero when off (reclaimed, repopulated) are no cost.
+    judged = {(b, metric) for _, b, metric, *_ in TARGETS}
+    onoff = []
+    for (b, metric), modes in sorted(modes_of.items()):
+        if {"on", "off"} <= modes and (b, metric) not in judged:
+            on, off = med[(b, metric, "on")], med[(b, metric, "off")]
+            if not on or not off:
+                continue
+            cost = off / on if metric.endswith("_per_s") else on / off
+            n = noise.get((b, metric))
+            verdict = zero_cost(cost, n)
+            ncell = "not measured" if n is None else f"{100 * n:.2f} %"
+            onoff.append(f"| {b} {metric} | {cost:.4f} | {ncell} | {verdict} |")
+            verdicts.append({"target": f"{b} {metric} on/off", "figure": cost,
+                             "goal": "cost", "noise": n, "met": None,
+                             "verdict": verdict})
+    if onoff:
+        lines += ["", "| feature on vs off | cost (> 1 worse) | A/A noise | verdict |",
+                  "|---|---|---|---|"] + onoff
+
     # Patched-but-off against the unpatched kernel, where both ran: the
     # cost of building the feature in, > 1 always worse (time over time,
     # rate under rate), judged against the bench's A/A noise and the

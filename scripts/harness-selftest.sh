@@ -157,7 +157,9 @@ EOF
 # bench-report.py on synthetic consoles (selftest/bench/): two boots of
 # p3_hotpath, whose futex medians differ 10 % between boots, and an A/A
 # p5_threads boot (off_a 4 % below off_b), and one boot of the unpatched
-# kernel. The verdict of a ratio target is "inconclusive" when the A/A
+# kernel; two boots of tools_ab, whose on/off (no target of ours) is
+# judged as a cost with the same noise (its reclaimed count, 0 when off,
+# is not). The verdict of a ratio target is "inconclusive" when the A/A
 # spread exceeds its margin, whatever the ratio; the cost of the feature
 # built in and off is "zero" only within 0.5 % and a noise below that.
 report_is() { # NAME < EXPECTED_LINES (each a whole line of report.md)
@@ -189,6 +191,8 @@ Each cell: median (min-max) over rounds of 2 boots.
 | p3_pipe us_per_op | 1.0015 | 0.00 % | zero (within 0.5 %) |
 | p3_futex us_per_op | 1.0000 | 10.00 % | inconclusive |
 | p3_msg us_per_op | 1.1111 | 0.00 % | worse |
+| feature on vs off | cost (> 1 worse) | A/A noise | verdict |
+| perf_msg total_ms | 1.0348 | 1.00 % | worse |
 EOF
 
 # check.sh's closing line over every scenario's results file: the

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the guest initramfs: busybox-static, /init, and every tests/*.c
 # compiled statically against the unpacked tree's uapi headers and its
-# kselftest harness.
+# kselftest harness; on x86_64 also Debian's perf and rt-tests with their
+# shared libraries (GUEST_TOOLS, for bench/tools_ab.c).
 . "$(dirname "$0")/lib.sh"
 
 out=$BUILD/$ARCH-initramfs
@@ -24,6 +25,7 @@ for t in sh mount umount mkdir cat echo grep sed awk sleep poweroff sync \
 	ln -s busybox "$root/bin/$t"
 done
 install -m 755 "$TOP/guest/init" "$root/init"
+[ -z "$GUEST_TOOLS" ] || "$TOP/scripts/copy-dynamic.sh" "$root" $GUEST_TOOLS
 
 # tests/*.c go to /tests (run by "all"), bench/*.c (demo and benchmarks,
 # run only by name) to /bench.
@@ -48,5 +50,7 @@ if [ -d "$BUILD/$ARCH-kselftests" ]; then
 	ln -s ../kselftests/run "$root/bench/kselftests"
 fi
 
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out/initramfs.cpio"
+# Written aside and renamed: other guests may be booting the current one.
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out/initramfs.cpio.new"
+mv "$out/initramfs.cpio.new" "$out/initramfs.cpio"
 echo "$out/initramfs.cpio"

@@ -87,6 +87,11 @@ x86_64)
 	TEST_CC=gcc
 	BUSYBOX=/bin/busybox
 	APT_ARCH_PKGS="qemu-system-x86 busybox-static"
+	# Debian's own benchmark tools for bench/tools_ab.c, copied into the
+	# initramfs with their shared libraries (scripts/copy-dynamic.sh, ldd:
+	# host programs, so only where host and guest are one arch).
+	GUEST_TOOL_PKGS="linux-perf rt-tests"
+	GUEST_TOOLS="/usr/bin/perf /usr/bin/hackbench /usr/bin/cyclictest"
 	FOREIGN_DEBS=
 	TIME_SCALE=1
 	;;
@@ -105,6 +110,10 @@ arm64)
 	FOREIGN_DEBS="busybox-static:arm64"
 	BUSYBOX=$BUILD/debs-arm64/root/bin/busybox
 	APT_ARCH_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+	# No perf or rt-tests in the arm64 guest: they and their ~25 libraries
+	# would have to be unpacked as foreign packages; tools_ab is x86_64 only.
+	GUEST_TOOL_PKGS=
+	GUEST_TOOLS=
 	# Emulating another ISA under TCG is slower: boot and test timeouts
 	# are multiplied by this.
 	TIME_SCALE=2
@@ -129,7 +138,7 @@ esac
 SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another tree)
 
 # Everything a build/boot needs from apt, by command or file it provides.
-APT_PKGS="$SRC_PKG $APT_ARCH_PKGS flex bison bc libelf-dev libssl-dev cpio
+APT_PKGS="$SRC_PKG $APT_ARCH_PKGS $GUEST_TOOL_PKGS flex bison bc libelf-dev libssl-dev cpio
 	ccache xz-utils make gcc libc6-dev python3 python3-ply rsync kmod dwarves git
 	gnuplot-nox spin"
 
