@@ -21,9 +21,12 @@
  * the host (other guests, builds) weighs on both modes alike; the value
  * reported for a round is the mean over its slices.
  *
- * With pin=1 (default) both ping-pong threads share CPU 0, so every hand-
- * off is a block, a wakeup and a context switch on one CPU (no IPIs, whose
- * cost under TCG is large and noisy); pin=0 lets the scheduler place them.
+ * With pin=1 (default) every thread of a workload shares CPU 0, so every
+ * hand-off is a block, a wakeup and a context switch on one CPU (no IPIs,
+ * whose cost under TCG is large and noisy, and no load balancing, whose
+ * choices differ from boot to boot: unpinned, p3_msg's per-message count
+ * of guest instructions moved 23 % between boots of one kernel); pin=0
+ * lets the scheduler place them.
  *
  * Arguments: rounds= iters= (round trips per ping-pong per round and
  * mode) groups= fds= loops= pin= slices=, and aa=1 for an A/A run (modes
@@ -54,8 +57,11 @@ static void pin_self(void)
 
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
-	if (pin)
-		sched_setaffinity(0, sizeof(set), &set);
+	/* Unpinned figures would be reported as pinned ones: stop. */
+	if (pin && sched_setaffinity(0, sizeof(set), &set)) {
+		perror("p3_hotpath: pin to CPU 0 (pin=0 runs unpinned)");
+		exit(1);
+	}
 }
 
 /* ---- p3_pipe ---- */
@@ -209,6 +215,7 @@ static void *msg_sender(void *arg)
 	struct msg_group *g = arg;
 	char buf[MSG_SIZE] = { 0 };
 
+	pin_self();
 	pthread_barrier_wait(&start);
 	for (long l = 0; l < n_loops; l++)
 		for (long r = 0; r < fds; r++)
@@ -225,6 +232,7 @@ static void *msg_receiver(void *arg)
 	long left = fds * n_loops * MSG_SIZE;
 	char buf[MSG_SIZE];
 
+	pin_self();
 	pthread_barrier_wait(&start);
 	while (left > 0) {
 		/* Writes of MSG_SIZE are atomic, so are these reads. */

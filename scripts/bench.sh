@@ -11,7 +11,8 @@
 #   a boot-to-boot spread), BENCH_AA=1 (one more boot each of p3_hotpath
 #   and p5_threads with aa=1: two modes, both off, for the A/A spread),
 #   BENCH_VANILLA=0 (skip the unpatched kernel), BENCH_CONFIG (the
-#   feature build to measure: rkstack; make check's smoke uses its own).
+#   feature build to measure: rkstack; make check's smoke uses its own),
+#   BENCH_KARGS (kernel arguments of every boot: nokaslr norandmaps).
 # A program's argument clock=wall|icount boots it on that clock whatever
 # BENCH_CLOCK says (tools_ab's cyclictest: see its entry below).
 . "$(dirname "$0")/lib.sh"
@@ -86,6 +87,12 @@ out=$BUILD/bench/$ARCH-$stamp
 mkdir -p "$out"
 # Each boot's results are in $RESULTS_D/<its tag>; the report's here.
 results_open "bench-$ARCH-report"
+# The same kernel and user address layout in every boot (BENCH_KARGS=''
+# restores randomisation): where the kernel, modules, mmap areas and
+# stacks land changes how many page-table pages fork copies and which
+# hash buckets collide, so two boots of one kernel differ by more than a
+# change we want to see, even on the instruction clock.
+kargs=${BENCH_KARGS-nokaslr norandmaps}
 consoles=()
 run() { # config tag prog:args
 	local cfg=$1 tag=$2 prog=${3%%:*} args= bclock=$clock name
@@ -102,6 +109,7 @@ run() { # config tag prog:args
 	while [ -e "$out/$tag-$name.log" ]; do n=$((n + 1)); name=${base}_$n; done
 	# A FAIL of the boot is in $out/results, counted below; go on.
 	CONFIG=$cfg BOOT_CLOCK=$bclock BOOT_TIMEOUT=${BENCH_TIMEOUT:-1800} \
+		KERNEL_ARGS="${KERNEL_ARGS:-} $kargs" \
 		"$TOP/scripts/boot.sh" "$tag-$name" "$prog" "$args" >> "$out/results" || true
 	cp "$LOGS/$tag-$name.log" "$out/"
 	consoles+=("$out/$tag-$name.log")
@@ -125,6 +133,7 @@ done
 	echo
 	echo "Command: \`make bench\` (BENCH_ROUNDS=$rounds BENCH_SMOKE=$smoke BENCH_VANILLA=$vanilla BENCH_CLOCK=$clock BENCH_BOOTS=$boots BENCH_AA=$aa${BENCH_PROGS:+ BENCH_PROGS=\"$BENCH_PROGS\"});"
 	echo "kernel: $SRC_PKG $(src_version) + series; QEMU TCG, 2 vCPUs: compare ratios only."
+	echo "Kernel arguments of every boot: ${kargs:-none} (see bench.sh)."
 	if [ "$clock" = icount ]; then
 		echo "Clock: icount (guest time = instructions executed, 1 ns each:"
 		echo "figures labelled µs are thousands of guest instructions, not cycles)."
