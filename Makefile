@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench stress matrix tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench stress matrix realworld tree export clean
 
 help:
 	@sed -n 's/^- `\(make [a-z]*\)`: /\1\t/p' README.md | expand -t 18
@@ -35,6 +35,10 @@ demo:
 
 bench:
 	$(S)/bench.sh
+
+# A Debian userland with systemd and real servers on the feature kernel.
+realworld:
+	$(S)/realworld.sh
 
 # The full stress test on the debug kernel (tests/reclaim_stress.c).
 stress:

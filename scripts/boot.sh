@@ -7,6 +7,9 @@
 #   BOOT_CLOCK=wall (default) or icount: QEMU's deterministic clock, guest
 #   time advancing one nanosecond per guest instruction (single-threaded
 #   TCG, slower; a guest clock_gettime() delta counts instructions).
+#   BOOT_DISK=IMAGE: boot from that ext4 image on a virtio disk
+#   (root=/dev/vda, its own /sbin/init) instead of the initramfs; the
+#   guest's writes go to a temporary overlay, never to IMAGE.
 . "$(dirname "$0")/lib.sh"
 
 tag=$1 tests=$2 args=${3:-}
@@ -15,7 +18,16 @@ timeout=${BOOT_TIMEOUT:-$((900 * TIME_SCALE))}
 kernel=$KOUT/$KIMAGE
 initrd=$BUILD/$ARCH-initramfs/initramfs.cpio
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make kernel'"
-[ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
+disk=${BOOT_DISK:-}
+if [ -n "$disk" ]; then
+	[ -f "$disk" ] || die "BOOT_DISK=$disk: no such image"
+	boot=(-drive "file=$disk,if=virtio,format=raw,snapshot=on")
+	rootargs="root=/dev/vda rootfstype=ext4 rw"
+else
+	[ -f "$initrd" ] || die "no initramfs at $initrd: run 'make initramfs'"
+	boot=(-initrd "$initrd")
+	rootargs=
+fi
 mkdir -p "$LOGS"
 
 # Two NUMA nodes, one CPU each, so node-aware code paths are exercised.
@@ -24,9 +36,9 @@ numa="-object memory-backend-ram,id=m0,size=${half}M -numa node,nodeid=0,cpus=0,
       -object memory-backend-ram,id=m1,size=${half}M -numa node,nodeid=1,cpus=1,memdev=m1"
 cmdline="console=$QEMU_CONSOLE panic_on_warn=1 oops=panic hung_task_panic=1 softlockup_panic=1
 	 panic=-1 sysctl.kernel.hung_task_timeout_secs=60 rk.tests=$tests
-	 ${args:+rk.args=$args} $CONFIG_ARGS ${KERNEL_ARGS:-}"
+	 ${args:+rk.args=$args} $rootargs $CONFIG_ARGS ${KERNEL_ARGS:-}"
 qemu=($QEMU $QEMU_MACHINE -smp 2,sockets=2 -m "$mem" $numa -kernel "$kernel"
-      -initrd "$initrd" -append "$(echo $cmdline)" -nographic -no-reboot
+      "${boot[@]}" -append "$(echo $cmdline)" -nographic -no-reboot
       $QEMU_PANIC_DEV -action panic=exit-failure)
 case "${BOOT_CLOCK:-wall}" in
 wall) ;;

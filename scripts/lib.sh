@@ -87,6 +87,7 @@ x86_64)
 	TEST_CC=gcc
 	BUSYBOX=/bin/busybox
 	APT_ARCH_PKGS="qemu-system-x86 busybox-static"
+	DEB_ARCH=amd64
 	# Debian's own benchmark tools for bench/tools_ab.c, copied into the
 	# initramfs with their shared libraries (scripts/copy-dynamic.sh, ldd:
 	# host programs, so only where host and guest are one arch).
@@ -110,6 +111,7 @@ arm64)
 	FOREIGN_DEBS="busybox-static:arm64"
 	BUSYBOX=$BUILD/debs-arm64/root/bin/busybox
 	APT_ARCH_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+	DEB_ARCH=arm64
 	# No perf or rt-tests in the arm64 guest: they and their ~25 libraries
 	# would have to be unpacked as foreign packages; tools_ab is x86_64 only.
 	GUEST_TOOL_PKGS=
@@ -129,10 +131,13 @@ base)	FRAGMENTS="base arch-$ARCH prod" ;;
 debug)	FRAGMENTS="base arch-$ARCH prod debug" ;;
 rkstack) FRAGMENTS="base arch-$ARCH prod sites rkstack" ;;
 rkdebug) FRAGMENTS="base arch-$ARCH prod debug sites rkstack rkdebug" ;;
+# The feature build plus what a Debian userland with systemd needs (make
+# realworld boots it from a disk image).
+rkreal) FRAGMENTS="base arch-$ARCH prod sites rkstack userland" ;;
 # Unpatched 6.12 with the same options minus the feature: the third column
 # of the benchmarks. Built from the pristine source, never the series.
 vanilla) FRAGMENTS="base arch-$ARCH prod sites"; KSRC=${KSRC:-$BUILD/src/pristine} ;;
-*)	die "unknown CONFIG '$CONFIG' (known: base debug rkstack rkdebug vanilla)" ;;
+*)	die "unknown CONFIG '$CONFIG' (known: base debug rkstack rkdebug rkreal vanilla)" ;;
 esac
 
 SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another tree)
@@ -141,6 +146,17 @@ SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another t
 APT_PKGS="$SRC_PKG $APT_ARCH_PKGS $GUEST_TOOL_PKGS flex bison bc libelf-dev libssl-dev cpio
 	ccache xz-utils make gcc libc6-dev python3 python3-ply rsync kmod dwarves git
 	gnuplot-nox spin"
+
+# make realworld: the Debian root file system (scripts/rootfs.sh) and what
+# building it needs from the host. A change to ROOTFS_PKGS rebuilds it.
+ROOTFS_SUITE=bookworm
+# One sources.list line each.
+ROOTFS_SOURCES="deb http://deb.debian.org/debian bookworm main
+deb http://deb.debian.org/debian bookworm-updates main
+deb http://deb.debian.org/debian-security bookworm-security main"
+ROOTFS_PKGS="systemd-sysv udev procps memcached libmemcached-tools redis-server
+	redis-tools mariadb-server mariadb-client python3 python3-pymysql python3-drgn"
+ROOTFS_HOST_PKGS="mmdebstrap e2fsprogs"
 
 # Kernel command line each config boots with.
 case "$CONFIG" in
