@@ -25,7 +25,7 @@ import sys
 from collections import defaultdict
 
 LINE = re.compile(r"@@RK-BENCH bench=(\S+) mode=(\S+) round=(\d+) "
-                  r"metric=(\S+) value=(\S+)")
+                  r"metric=(\S+) value=(-?(?:\d+\.?\d*|nan|inf))")
 BOOT = re.compile(r"-b(\d+)-(?:aa-)?[^-]+\.log$")
 
 # (label, bench, metric, mode, against mode, goal, limit, what the ratio is)
