@@ -37,9 +37,9 @@
  *     stack_* counter moved: so few stacks are scanned only at the lowest
  *     priorities); there the feature's switch-out and wakeup hooks are
  *     all that differs between on and off.
- *   pressure=drop: the thread writes 2 to /proc/sys/vm/drop_caches (with
- *     4, which silences its console message: it split @@RK-BENCH lines),
- *     which shrinks every slab cache of the system at priority 0, where every
+ *   pressure=drop: the thread writes 2 to /proc/sys/vm/drop_caches (4,
+ *     written once first, silences its console message, which split
+ *     @@RK-BENCH lines; the file takes 1 to 4 only), which shrinks every slab cache of the system at priority 0, where every
  *     eligible stack goes whatever its age: reclaim forced even on a
  *     ping-pong pair and on a 1 ms sleeper, the worst case for the
  *     wakeups that follow. It also empties the dentry and inode caches of
@@ -221,7 +221,7 @@ static void *reclaimer(void *arg)
 	while (!stop_reclaim) {
 		/* EAGAIN when less than asked was reclaimable: the usual case. */
 		if (drop)
-			rk_write_file("/proc/sys/vm/drop_caches", "6\n");
+			rk_write_file("/proc/sys/vm/drop_caches", "2\n");
 		else
 			rk_write_file(CG "/memory.reclaim", RECLAIM_ASK);
 		(*requests)++;
@@ -439,6 +439,11 @@ int main(int argc, char **argv)
 
 	if (mkdir(CG, 0755) && errno != EEXIST) {
 		fprintf(stderr, "mkdir %s: %s\n", CG, strerror(errno));
+		return 1;
+	}
+	/* drop_caches: no "drop_caches: 2" line on the console each time. */
+	if (drop && rk_write_file("/proc/sys/vm/drop_caches", "4\n")) {
+		fprintf(stderr, "cannot write 4 to drop_caches\n");
 		return 1;
 	}
 	cgfd = open(CG, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
