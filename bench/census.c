@@ -11,7 +11,9 @@
  *                 PF_MEMALLOC*, PF_LOCAL_THROTTLE: stack_reclaim_eligible())
  *   eligible      blocked inside a reclaimable_stack guard: the kernel sets
  *                 PF_RECLAIMABLE_STACK (0x01000000, /proc/.../stat field 9)
- *                 for the length of an annotated wait
+ *                 for the length of an annotated wait while the feature is
+ *                 on (always with lockdep); switched off, every such wait
+ *                 counts as not-annotated
  *   not-annotated blocked anywhere else
  * The wait function is /proc/.../wchan. With CONFIG_RECLAIMABLE_STACK_DEBUG
  * the debugfs inspect file gives the kernel's own view of each stack: its
@@ -28,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "rk_inspect.h"
 
-#define INSPECT "/sys/kernel/debug/reclaimable_stacks/inspect"
 #define STACK_KIB 16
 #define PF_EXITING 0x00000004u
 #define PF_MEMALLOC 0x00000800u
@@ -117,25 +119,15 @@ static int read_small(const char *path, char *buf, size_t len)
 }
 
 /* The kernel's view of @tid's stack: state and pages present; 0 or -1. */
-static int inspect(int tid, int *state, int *pages)
+static int stack_view(int tid, int *state, int *pages)
 {
-	char buf[256], present[32];
-	FILE *f;
-	int n, lru, t;
+	struct info in;
 
-	f = fopen(INSPECT, "w");
-	if (!f)
+	if (inspect(tid, &in) || in.tid != tid)
 		return -1;
-	n = fprintf(f, "%d\n", tid);
-	if (fclose(f) || n <= 0)
-		return -1;
-	if (read_small(INSPECT, buf, sizeof(buf)))
-		return -1;
-	if (sscanf(buf, "tid %d state %d lru %d present %31s", &t, state, &lru,
-		   present) != 4 || t != tid)
-		return -1;
+	*state = in.state;
 	*pages = 0;
-	for (char *p = present; *p; p++)
+	for (char *p = in.present; *p; p++)
 		*pages += *p == '1';
 	return 0;
 }
@@ -184,9 +176,9 @@ static void one_thread(const char *pid, const char *tid)
 	snprintf(path, sizeof(path), "/proc/%s/task/%s/wchan", pid, tid);
 	if (read_small(path, wchan, sizeof(wchan)) || !strcmp(wchan, "0"))
 		snprintf(wchan, sizeof(wchan), "?");
-	if (have_inspect && inspect(atoi(tid), &kstate, &pages))
+	if (have_inspect && stack_view(atoi(tid), &kstate, &pages))
 		kstate = pages = -1;
-	kib = pages >= 0 ? pages * 4L : STACK_KIB;
+	kib = pages >= 0 ? pages * (sysconf(_SC_PAGESIZE) / 1024) : STACK_KIB;
 
 	if (st == 'R')
 		c = C_RUNNING;

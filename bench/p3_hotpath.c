@@ -37,6 +37,7 @@
 #include <sched.h>
 #include "rk_sites.h"
 #include "rk_bench.h"
+#include "rk_pin.h"
 
 #define WARMUP		100	/* untimed round trips before each run */
 #define MSG_SIZE	100	/* hackbench's default datasize */
@@ -53,15 +54,8 @@ static long n_rt, n_loops;	/* per run: iters / slices, loops / slices */
 
 static void pin_self(void)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	/* Unpinned figures would be reported as pinned ones: stop. */
-	if (pin && sched_setaffinity(0, sizeof(set), &set)) {
-		perror("p3_hotpath: pin to CPU 0 (pin=0 runs unpinned)");
-		exit(1);
-	}
+	if (pin)
+		rk_pin_cpu(0);
 }
 
 /* ---- p3_pipe ---- */

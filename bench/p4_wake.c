@@ -47,6 +47,7 @@
 #include <sched.h>
 #include "rk_sites.h"
 #include "rk_bench.h"
+#include "rk_pin.h"
 
 #define MAX_THREADS	4096
 #define MAX_ROUNDS	1000
@@ -72,14 +73,8 @@ static long nthreads, pause_ms, pin;
 /* With pin=1: the calling thread onto CPU 0. */
 static void pin_self(void)
 {
-	cpu_set_t set;
-
-	if (!pin)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		perror("sched_setaffinity");
+	if (pin)
+		rk_pin_cpu(0);
 }
 
 static void *waiter_thread(void *arg)

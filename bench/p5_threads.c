@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include "rk_sites.h"
 #include "rk_bench.h"
+#include "rk_pin.h"
 
 static const char *const keys[] = {
 	"rounds", "iters", "forks", "slices", "pin", "aa",
@@ -103,14 +104,8 @@ int main(int argc, char **argv)
 	n_fork = forks / slices > 0 || !forks ? forks / slices : 1;
 	printf("p5_threads: rounds=%ld iters=%ld forks=%ld slices=%ld pin=%ld aa=%d\n",
 	       rounds, iters, forks, slices, pin, rk_aa);
-	if (pin) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(0, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			perror("sched_setaffinity");
-	}
+	if (pin)
+		rk_pin_cpu(0);
 
 	/* One untimed run of each first: TCG translates the code once. */
 	if (thread_rate(n_thr) < 0 || (forks && fork_rate(n_fork) < 0))

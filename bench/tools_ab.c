@@ -72,6 +72,7 @@
 #include <sys/wait.h>
 #include <linux/sched.h>	/* struct clone_args, CLONE_INTO_CGROUP */
 #include "rk_bench.h"
+#include "rk_pin.h"
 
 #define CG		"/sys/fs/cgroup/rk_tools"
 #define RECLAIM_ASK	"64M"
@@ -205,12 +206,8 @@ static volatile int stop_reclaim;
 
 static void on_cpu(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
 	if (pin)
-		sched_setaffinity(0, sizeof(set), &set);
+		rk_pin_cpu(cpu);
 }
 
 static void *reclaimer(void *arg)

@@ -76,10 +76,7 @@ if [ "$aa" = 1 ]; then
 	[ -n "$aaprogs" ] || die "BENCH_AA=1: none of BENCH_PROGS takes aa= (p3_hotpath, p5_threads, tools_ab)"
 fi
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/source.sh"
-CONFIG=$fcfg "$TOP/scripts/kernel.sh"
-CONFIG=$fcfg "$TOP/scripts/initramfs.sh" > /dev/null
+CONFIG=$fcfg prepare_guest
 [ "$vanilla" = 1 ] && CONFIG=vanilla "$TOP/scripts/kernel.sh"
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -88,10 +85,10 @@ mkdir -p "$out"
 # Each boot's results are in $RESULTS_D/<its tag>; the report's here.
 results_open "bench-$ARCH-report"
 # The same kernel and user address layout in every boot (BENCH_KARGS=''
-# restores randomisation): where the kernel, modules, mmap areas and
-# stacks land changes how many page-table pages fork copies and which
-# hash buckets collide, so two boots of one kernel differ by more than a
-# change we want to see, even on the instruction clock.
+# restores randomisation), so that layout is not one more thing in which
+# two boots differ: where mmap areas and stacks land can change, for
+# example, how many page-table pages fork copies. Whether this narrows
+# the A/A spread has not been measured yet.
 kargs=${BENCH_KARGS-nokaslr norandmaps}
 consoles=()
 run() { # config tag prog:args

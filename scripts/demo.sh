@@ -20,10 +20,7 @@ int_in DEMO_HOG_MB "$hog" 0 1024
 	die "DEMO_MIX=$mix: want site:weight/site:weight..., e.g. futex:60/epoll:40"
 case "$CONFIG" in rk*) ;; *) die "the demo needs a feature build (DEMO_CONFIG=rkstack or rkdebug)" ;; esac
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/source.sh"
-"$TOP/scripts/kernel.sh"
-"$TOP/scripts/initramfs.sh" > /dev/null
+prepare_guest
 
 out=$BUILD/demo/$ARCH
 mkdir -p "$out"

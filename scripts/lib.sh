@@ -166,6 +166,15 @@ esac
 
 src_version() { cat "$BUILD/src/VERSION" 2>/dev/null || echo unknown; }
 
+# prepare_guest: what a boot of ($ARCH, $CONFIG) needs, built where stale:
+# the packages, the patched source, the kernel and the initramfs.
+prepare_guest() {
+	"$TOP/scripts/deps.sh"
+	"$TOP/scripts/source.sh"
+	"$TOP/scripts/kernel.sh"
+	"$TOP/scripts/initramfs.sh" > /dev/null
+}
+
 # Only one kernel build at a time on this machine (2 cores): concurrent
 # callers queue on a lock instead of thrashing each other.
 kmake() {

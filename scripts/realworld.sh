@@ -19,10 +19,7 @@ case "$CONFIG" in rk*) ;; *) die "make realworld needs a feature build (REALWORL
 [ "$ARCH" = x86_64 ] || die "make realworld runs on x86_64 only so far (ARCH=$ARCH)"
 
 start=$(date +%s)
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/source.sh"
-"$TOP/scripts/kernel.sh"
-"$TOP/scripts/initramfs.sh" > /dev/null	# builds bench/census
+prepare_guest	# the initramfs step builds bench/census
 tarball=$("$TOP/scripts/rootfs.sh")
 img=$("$TOP/scripts/rootfs-image.sh" "$tarball" "$BUILD/$ARCH-initramfs/bench-census")
 

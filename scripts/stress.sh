@@ -22,10 +22,7 @@ for a in $extra; do
 done
 case "$CONFIG" in rk*) ;; *) die "the stress test needs a feature build (STRESS_CONFIG=rkdebug or rkstack)" ;; esac
 
-"$TOP/scripts/deps.sh"
-"$TOP/scripts/source.sh"
-"$TOP/scripts/kernel.sh"
-"$TOP/scripts/initramfs.sh" > /dev/null
+prepare_guest
 
 tag=stress-$ARCH-$CONFIG
 t0=$(date +%s)
