@@ -39,7 +39,8 @@
  *     all that differs between on and off.
  *   pressure=drop: the thread writes 2 to /proc/sys/vm/drop_caches (4,
  *     written once first, silences its console message, which split
- *     @@RK-BENCH lines; the file takes 1 to 4 only), which shrinks every slab cache of the system at priority 0, where every
+ *     @@RK-BENCH lines; the file takes 1 to 4 only), which shrinks every
+ *     slab cache of the system at priority 0, where every
  *     eligible stack goes whatever its age: reclaim forced even on a
  *     ping-pong pair and on a 1 ms sleeper, the worst case for the
  *     wakeups that follow. It also empties the dentry and inode caches of
