@@ -19,15 +19,16 @@ results_open harness-selftest
 fail=0
 expected_all=()
 
-# scenario NAME CONSOLE CONFIG RK_KUNIT RK_SKIP_OK EXIT < EXPECTED_LINES
+# scenario NAME CONSOLE CONFIG RK_KUNIT RK_SKIP_OK EXIT [QEMU_EXIT] < EXPECTED_LINES
 scenario() {
 	local name=$1 con=$fixtures/$2.log config=$3 kunit=$4 skipok=${5#-} want_rc=$6
+	local qemu_rc=${7:-0}
 	local want got rc=0 why=
 	want=$(sed "s|^\([A-Z]*\) |\1 $name/|")
 	expected_all+=("$want")
 	echo "--- $name: $2.log, CONFIG=$config RK_KUNIT=$kunit${skipok:+ RK_SKIP_OK=$skipok}"
 	got=$(BUILD=$tmp KSRC=$SRC CONFIG=$config RK_KUNIT=$kunit RK_SKIP_OK=$skipok \
-		"$TOP/scripts/results.sh" "$name" "$con" 0 2>&1) || rc=$?
+		"$TOP/scripts/results.sh" "$name" "$con" "$qemu_rc" 2>&1) || rc=$?
 	grep -E '^(PASS|FAIL|SKIP) ' <<< "$got" | sed 's/^/    /' || true
 	got=$(grep -E '^(PASS|FAIL|SKIP) ' <<< "$got" || true)
 	[ "$got" = "$want" ] || why="result lines differ from the expected ones"
@@ -119,12 +120,13 @@ FAIL smoke_kstack/global.e: TIMEOUT after 30 s
 PASS kernel-splat
 PASS guest-finished
 EOF
-# The guest dies inside a program after one of its three results.
-scenario died died base 0 - 1 <<'EOF'
+# The guest dies inside a program after one of its three results: the
+# panic ends QEMU through pvpanic, with status 1.
+scenario died died base 0 - 1 1 <<'EOF'
 PASS reclaim_race/race.futex_pingpong
 FAIL reclaim_race: TAP plan 1..3 but 1 result; no exit status: the guest died in it
 FAIL kernel-splat: [   33.000000] Kernel panic - not syncing: hung_task: blocked tasks
-FAIL guest-finished: guest died inside test reclaim_race
+FAIL guest-finished: guest died inside test reclaim_race; qemu exit status 1: a kernel panic (pvpanic)
 EOF
 # KUnit: the kernel oopses in case 2 of suite 1 of 3: that case FAILs as
 # crashed, so do suites 2 and 3, which never started (their cases are

@@ -95,6 +95,12 @@ frame_results() {
 		for (i = from; i <= to; i++) print "    | " lines[i]
 	}
 	function also(why, more) { return why == "" ? more : why "; " more }
+	# How QEMU ended (boot.sh: -no-reboot, pvpanic with panic=exit-failure).
+	function how(rc) {
+		if (rc == 1) return "qemu exit status 1: a kernel panic (pvpanic)"
+		if (rc == 0) return "qemu exit status 0: the guest reset (triple fault or reboot)"
+		return "qemu exit status " rc
+	}
 	function new_frame(name) {
 		cur = name; begin = NR; plan = -1; nplans = 0; planskip = ""
 		ntap = 0; nfail = 0; nskip = 0
@@ -174,7 +180,7 @@ frame_results() {
 		}
 		if (timedout) { res("FAIL", "guest-finished", "guest hung: killed after timeout"); excerpt(NR) }
 		else if (!started) { res("FAIL", "guest-finished", "guest never reached /init"); excerpt(NR) }
-		else if (died != "") { res("FAIL", "guest-finished", "guest died inside test " died); excerpt(NR) }
+		else if (died != "") { res("FAIL", "guest-finished", "guest died inside test " died "; " how(qrc)); excerpt(NR) }
 		else if (!done || qrc != 0) { res("FAIL", "guest-finished", "qemu exit status " qrc); excerpt(NR) }
 		else res("PASS", "guest-finished")
 	}' "$con"

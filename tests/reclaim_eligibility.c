@@ -6,9 +6,13 @@
  * - a thread made SCHED_FIFO while reclaimed gets its stack back at once,
  *   and one made SCHED_FIFO while still reclaimable keeps it;
  * - a thread whose repopulation fails forever shows as D in /proc and is
- *   reported by the hung-task detector, then runs once it can;
+ *   reported by the hung-task detector, then runs once it can; such
+ *   threads count in the load average, and the worker in memory PSI;
  * - the worker maps a stack's pages back on the node of its other pages,
- *   not on the node it runs on.
+ *   not on the node it runs on;
+ * - a thread that owns a contended PI futex keeps its stack while it
+ *   waits elsewhere, whether the contention came before it blocked or
+ *   after: an RT waiter boosting it must not wait for memory.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -122,7 +126,7 @@ TEST_F(elig, setscheduler_gives_stack_back)
 	EXPECT_EQ(2 * NR, rk_pop_finish(&pop));
 }
 
-/* Save a file's value to restore it later, then write val. */
+/* A thread's state letter, as ps shows it. */
 static char task_state(pid_t tid)
 {
 	char path[64], buf[512], *p;
@@ -136,6 +140,128 @@ static char task_state(pid_t tid)
 	fclose(f);
 	p = p ? strrchr(buf, ')') : NULL;
 	return p ? p[2] : '?';
+}
+
+/*
+ * A PI futex owned by one thread, contended by another, while the owner
+ * waits on a plain futex (a marked wait). contend_first: the waiter
+ * blocks on the PI futex before the owner blocks, else after.
+ */
+struct pi_pair {
+	int pi, go, locked, contend_first;
+	pid_t owner_tid, waiter_tid;
+	pthread_t owner, waiter;
+};
+
+static void *pi_owner(void *arg)
+{
+	struct pi_pair *pp = arg;
+
+	pp->owner_tid = syscall(SYS_gettid);
+	if (rk_futex(&pp->pi, FUTEX_LOCK_PI, 0))
+		return (void *)1L;
+	__atomic_store_n(&pp->locked, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * FUTEX_WAITERS is set before the waiter joins this thread's PI
+	 * waiters; asleep ('S'), it has joined them.
+	 */
+	while (pp->contend_first &&
+	       (!__atomic_load_n(&pp->waiter_tid, __ATOMIC_SEQ_CST) ||
+		task_state(pp->waiter_tid) != 'S'))
+		rk_sleep_ms(1);
+	while (!__atomic_load_n(&pp->go, __ATOMIC_SEQ_CST))
+		rk_futex(&pp->go, FUTEX_WAIT, 0);
+	return (void *)rk_futex(&pp->pi, FUTEX_UNLOCK_PI, 0);
+}
+
+static void *pi_waiter(void *arg)
+{
+	struct pi_pair *pp = arg;
+
+	__atomic_store_n(&pp->waiter_tid, syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	if (rk_futex(&pp->pi, FUTEX_LOCK_PI, 0))
+		return (void *)1L;
+	return (void *)rk_futex(&pp->pi, FUTEX_UNLOCK_PI, 0);
+}
+
+/* Start the pair; returns once the owner sleeps and the PI futex is contended. */
+static int pi_pair_start(struct pi_pair *pp, int contend_first)
+{
+	int t;
+
+	pp->contend_first = contend_first;
+	if (pthread_create(&pp->owner, NULL, pi_owner, pp))
+		return -1;
+	while (!__atomic_load_n(&pp->locked, __ATOMIC_SEQ_CST))
+		rk_sleep_ms(1);
+	/* contend_first=0: the owner is asleep before the waiter comes. */
+	for (t = 0; !contend_first && task_state(pp->owner_tid) != 'S'; t++)
+		if (t > 1000)
+			return -1;
+		else
+			rk_sleep_ms(5);
+	if (pthread_create(&pp->waiter, NULL, pi_waiter, pp))
+		return -1;
+	for (t = 0; !__atomic_load_n(&pp->waiter_tid, __ATOMIC_SEQ_CST) ||
+		    task_state(pp->waiter_tid) != 'S' ||
+		    task_state(pp->owner_tid) != 'S'; t++)
+		if (t > 1000)
+			return -1;
+		else
+			rk_sleep_ms(5);
+	return 0;
+}
+
+/* Let the owner unlock; 0 when both threads locked and unlocked cleanly. */
+static int pi_pair_finish(struct pi_pair *pp)
+{
+	void *ro, *rw;
+
+	__atomic_store_n(&pp->go, 1, __ATOMIC_SEQ_CST);
+	rk_futex(&pp->go, FUTEX_WAKE, 1);
+	pthread_join(pp->owner, &ro);
+	pthread_join(pp->waiter, &rw);
+	return ro || rw ? -1 : 0;
+}
+
+TEST_F(elig, pi_owner_keeps_stack)
+{
+	static struct rk_pop plain;
+	struct pi_pair early = { }, late = { };
+	long kept = rk_vmstat("stack_reclaim_kept_prio");
+	int i, reclaimed = 0;
+	struct info in;
+
+	ASSERT_LE(0, kept);
+	ASSERT_EQ(0, pi_pair_start(&early, 1));
+	ASSERT_EQ(0, pi_pair_start(&late, 0));
+	/* Before any scan: the early owner was never listed, the late one was. */
+	ASSERT_EQ(0, inspect(early.owner_tid, &in));
+	EXPECT_EQ(STACK_IN_USE, in.state);
+	/* Asleep in /proc may still be on its CPU (a vCPU descheduled). */
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, inspect(late.owner_tid, &in));
+		if (in.state != STACK_PREPARE_RECLAIM)
+			break;
+		rk_sleep_ms(10);
+	}
+	EXPECT_EQ(STACK_RECLAIMABLE, in.state);
+	ASSERT_EQ(0, rk_pop_start(&plain, rk_site_by_name("futex"), NR, NULL));
+	ASSERT_EQ(0, rk_reclaim_tids(plain.tids, NR));
+	for (i = 0; i < NR; i++)
+		reclaimed += !all_present(plain.tids[i]);
+	EXPECT_EQ(NR, reclaimed);
+	EXPECT_TRUE(all_present(early.owner_tid))
+		TH_LOG("PI owner %d, contended before it blocked, lost stack pages",
+		       early.owner_tid);
+	EXPECT_TRUE(all_present(late.owner_tid))
+		TH_LOG("PI owner %d, contended after it blocked, lost stack pages",
+		       late.owner_tid);
+	/* The late one was listed when it blocked: the scan kept it. */
+	EXPECT_LT(kept, rk_vmstat("stack_reclaim_kept_prio"));
+	EXPECT_EQ(0, pi_pair_finish(&early));
+	EXPECT_EQ(0, pi_pair_finish(&late));
+	EXPECT_EQ(NR, rk_pop_finish(&plain));
 }
 
 /* Scan /dev/kmsg from fd's position for a line with both strings. */
@@ -229,6 +355,82 @@ static int pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The one-minute load average, from /proc/loadavg. */
+static double load1(void)
+{
+	double l = -1;
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (f && fscanf(f, "%lf", &l) != 1)
+		l = -1;
+	if (f)
+		fclose(f);
+	return l;
+}
+
+/* Microseconds some task stalled on memory, from /proc/pressure/memory. */
+static long memory_stall_us(void)
+{
+	char line[256], *p;
+	long us = -1;
+	FILE *f = fopen("/proc/pressure/memory", "r");
+
+	if (f && fgets(line, sizeof(line), f) && (p = strstr(line, "total=")))
+		us = atol(p + 6);
+	if (f)
+		fclose(f);
+	return us;
+}
+
+/*
+ * NR threads wait for stacks that never come (every repopulation fails)
+ * for three of the scheduler's 5 s load samples: waiting for memory, they
+ * count in the load average as D tasks do, and the worker's attempts
+ * count as memory stall. Parked tasks are dequeued, so without their own
+ * accounting the load stays near what it was.
+ */
+#define LOAD_WAIT_MS	16000
+
+TEST_F(elig, parked_tasks_count_in_load_and_psi)
+{
+	static struct rk_pop pop;
+	struct rk_fail_saved fail = { };
+	double l0, l1;
+	long s0, s1;
+	int i, t, d = 0;
+
+	if (access(FAIL_DIR "probability", W_OK))
+		SKIP(return, "no fail_stack_repopulate attribute");
+	s0 = memory_stall_us();
+	ASSERT_LE(0, s0) TH_LOG("no /proc/pressure/memory (CONFIG_PSI)");
+	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
+	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
+	l0 = load1();
+	ASSERT_EQ(0, rk_fail_repopulate(1, 1, &fail));
+	pop.site->wake(&pop);
+	for (t = 0; t < 100 && d < NR; t++) {
+		rk_sleep_ms(20);
+		for (i = 0, d = 0; i < NR; i++)
+			d += task_state(pop.tids[i]) == 'D';
+	}
+	EXPECT_EQ(NR, d);
+	rk_sleep_ms(LOAD_WAIT_MS);
+	l1 = load1();
+	s1 = memory_stall_us();
+	ASSERT_EQ(0, rk_fail_repopulate(0, 1, &fail));
+	TH_LOG("%d parked for %d ms: load %.2f -> %.2f, memory stall %ld us",
+	       NR, LOAD_WAIT_MS, l0, l1, s1 - s0);
+	/*
+	 * At least three samples, each l = l * e^(-5/60) + n * (1 - e^(-5/60)):
+	 * what was there decays to under 0.78 of it, and the parked add
+	 * NR * (1 - 0.78) = 1.77 for NR 8 (2.27 after a fourth sample, while
+	 * l0 decays 0.06 more). Other tasks here add well under one.
+	 */
+	EXPECT_LE(NR / 8.0, l1 - 0.78 * l0);
+	EXPECT_LT(s0, s1);
+	EXPECT_EQ(NR, rk_pop_finish(&pop));
 }
 
 TEST_F(elig, worker_repopulates_on_stack_node)

@@ -173,10 +173,10 @@ static inline int rk_save_set(const char *path, char *old, size_t len,
 /*
  * fail_stack_repopulate set so that every wakeup of a reclaimed thread
  * fails its fast path and waits for the worker, whose retries still
- * succeed (ignore-deferred). rk_fail_fast(1, s) keeps the values it finds
- * (the first time) and sets these, probability last; rk_fail_fast(0, s)
- * puts them back, probability first and to 0 whatever it was: never left
- * failing. 0, or -1 if a file could not be read or written.
+ * succeed (ignore-deferred), or with @all fail too, forever. on=1 keeps
+ * the values it finds (the first time) and sets these, probability last;
+ * on=0 puts them back, probability first and to 0 whatever it was: never
+ * left failing. 0, or -1 if a file could not be read or written.
  */
 #define RK_FAIL_DIR	"/sys/kernel/debug/fail_stack_repopulate"
 
@@ -185,7 +185,7 @@ struct rk_fail_saved {
 	int set;	/* rk_fail_fast(1) succeeded, not yet undone */
 };
 
-static inline int rk_fail_fast(int on, struct rk_fail_saved *s)
+static inline int rk_fail_repopulate(int on, int all, struct rk_fail_saved *s)
 {
 	static const char *const files[] = {
 		"ignore-deferred", "interval", "times", "verbose", "probability",
@@ -197,6 +197,9 @@ static inline int rk_fail_fast(int on, struct rk_fail_saved *s)
 	for (int i = 0; i < 5; i++) {
 		int k = on ? i : 4 - i;
 		const char *v = on ? vals[k] : s->v[k];
+
+		if (on && k == 0 && all)
+			v = "N";
 
 		snprintf(path, sizeof(path), RK_FAIL_DIR "/%s", files[k]);
 		if (on && !s->v[k][0]) {
@@ -215,6 +218,11 @@ static inline int rk_fail_fast(int on, struct rk_fail_saved *s)
 	}
 	s->set = on && !err;
 	return err;
+}
+
+static inline int rk_fail_fast(int on, struct rk_fail_saved *s)
+{
+	return rk_fail_repopulate(on, 0, s);
 }
 
 #endif /* RK_COMMON_H */

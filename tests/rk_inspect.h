@@ -10,8 +10,10 @@
 
 #define INSPECT		"/sys/kernel/debug/reclaimable_stacks/inspect"
 /* Stack states as the kernel numbers them (enum stack_state). */
-#define STACK_IN_USE	0
-#define STACK_RECLAIMED	5
+#define STACK_IN_USE		0
+#define STACK_PREPARE_RECLAIM	1
+#define STACK_RECLAIMABLE	2
+#define STACK_RECLAIMED		5
 
 struct info {
 	int tid, state, lru, sp_page, zero;
