@@ -173,7 +173,10 @@ static inline int rk_save_set(const char *path, char *old, size_t len,
 /*
  * fail_stack_repopulate set so that every wakeup of a reclaimed thread
  * fails its fast path and waits for the worker, whose retries still
- * succeed (ignore-deferred), or with @all fail too, forever. on=1 keeps
+ * succeed (ignore-deferred), or with @all fail too, 20,000 times (a
+ * minute of retries every 20 ms for 16 threads): a test killed before it
+ * puts the values back leaves threads parked for a minute, not forever.
+ * on=1 keeps
  * the values it finds (the first time) and sets these, probability last;
  * on=0 puts them back, probability first and to 0 whatever it was: never
  * left failing. 0, or -1 if a file could not be read or written.
@@ -198,8 +201,10 @@ static inline int rk_fail_repopulate(int on, int all, struct rk_fail_saved *s)
 		int k = on ? i : 4 - i;
 		const char *v = on ? vals[k] : s->v[k];
 
-		if (on && k == 0 && all)
+		if (on && all && k == 0)
 			v = "N";
+		if (on && all && k == 2)
+			v = "20000";	/* the worker's retries, then heal */
 
 		snprintf(path, sizeof(path), RK_FAIL_DIR "/%s", files[k]);
 		if (on && !s->v[k][0]) {
