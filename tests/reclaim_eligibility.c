@@ -108,9 +108,10 @@ TEST_F(elig, setscheduler_gives_stack_back)
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
 		ASSERT_EQ(STACK_RECLAIMED, in.state);
 	}
-	for (i = NR; i < 2 * NR; i++)
+	for (i = NR; i < 2 * NR; i++) {
 		EXPECT_TRUE(all_present(pop.tids[i]))
 			TH_LOG("FIFO %d lost stack pages", pop.tids[i]);
+	}
 	/*
 	 * The other half become FIFO once reclaimed: mapped again from the
 	 * pool at once. One at a time, so that the pool refills between.

@@ -229,10 +229,12 @@ TEST(scattered_stacks_flush_only_their_pages)
 	TH_LOG("%ld stacks reclaimed, spanning %lu KiB; %d flushes",
 	       stacks0, (hi - lo) >> 10, n);
 	EXPECT_EQ(SCATTERED, stacks0);
-	for (j = 0; j < n; j++)
+	for (j = 0; j < n; j++) {
+		/* Braces: the harness's TH_LOG follows its EXPECT's do-while. */
 		EXPECT_GE(size - page, fl[j].end - fl[j].start)
 			TH_LOG("flush %d covers %lu KiB, more than a stack's dead pages",
 			       j, (fl[j].end - fl[j].start) >> 10);
+	}
 	for (i = 0; i < SCATTERED; i++) {
 		for (j = 0; j < n; j++)
 			if (fl[j].start <= dead[i].start && dead[i].end <= fl[j].end)
