@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench stress matrix realworld tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants realworld tree export clean
 
 help:
 	@sed -n 's/^- `\(make [a-z]*\)`: /\1\t/p' README.md | expand -t 18
@@ -48,6 +48,10 @@ stress:
 # option (UP, PREEMPT_RT refused; MEMCG=n, NUMA=n, each preemption model).
 matrix: source
 	$(S)/config-matrix.sh full
+
+# Each fixed bug of mutants/ put back: the tests must catch it.
+mutants:
+	$(S)/mutants.sh
 
 tree: deps
 	$(S)/tree.sh
