@@ -5,7 +5,8 @@
 # (or breaks a fix as a regression would). Its header names the test
 # programs to boot ("tests:"), their arguments ("args:", e.g. -t,CASE) and
 # what must then fail ("expect-fail:", prefixes of result names such as
-# reclaim_pressure/global.CASE or kunit/SUITE/CASE). The x86_64 rkdebug
+# reclaim_pressure/global.CASE, kunit/SUITE/CASE, or "kernel-splat:" for
+# an oops). The x86_64 rkdebug
 # kernel is rebuilt with the mutant and booted; the mutant is killed (a
 # PASS) when every expected name has a FAIL, and survives (a FAIL) if
 # one does not. The tree is restored after each mutant and the clean
