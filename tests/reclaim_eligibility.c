@@ -291,8 +291,9 @@ TEST_F(elig, parked_task_is_d_and_hung)
 		FAIL_DIR "probability", FAIL_DIR "times",
 		FAIL_DIR "ignore-deferred", FAIL_DIR "verbose",
 	};
+	/* 5000 failures: 100 s of retries, then it heals if we were killed. */
 	static const char *const vals[] = { "0", "2", "1", "1 4 1 7",
-					    "100", "-1", "N", "0" };
+					    "100", "5000", "N", "0" };
 	char old[8][64], want[64], state = '?';
 	static struct rk_pop pop;
 	int i, fd, found = 0;
