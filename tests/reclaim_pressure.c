@@ -16,7 +16,6 @@
 #include "rk_inspect.h"
 #include "kselftest_harness.h"
 #include <limits.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 
 #define NR	4096		/* 3 reclaimable pages each: 48 MiB */
@@ -85,7 +84,6 @@ TEST(memory_reclaim_takes_what_it_asks)
 	rk_write_file("/sys/fs/cgroup/cgroup.procs", pid);
 }
 
-#define TRACING		"/sys/kernel/tracing/"
 #define SCATTERED	4	/* stacks the pass takes; the kernel's cap */
 #define FILLERS		64	/* stacks forked between two of them */
 #define MAX_FLUSHES	64
@@ -108,19 +106,6 @@ static int fillers_start(pthread_t *t)
 	return 0;
 }
 
-/* Append, not truncate: a truncating write to kprobe_events clears it. */
-static int append_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_APPEND);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 struct range {
 	unsigned long start, end;
 };
@@ -130,7 +115,7 @@ static int traced_flushes(struct range *r, int max)
 {
 	char line[512], *p;
 	int n = 0;
-	FILE *f = fopen(TRACING "trace", "r");
+	FILE *f = fopen(RK_TRACING "trace", "r");
 
 	if (!f)
 		return -1;
@@ -142,12 +127,6 @@ static int traced_flushes(struct range *r, int max)
 	}
 	fclose(f);
 	return n;
-}
-
-static void rk_tlbflush_off(void)
-{
-	rk_write_file(TRACING "events/kprobes/rk_tlbflush/enable", "0");
-	append_file(TRACING "kprobe_events", "-:rk_tlbflush\n");
 }
 
 /*
@@ -173,11 +152,8 @@ TEST(scattered_stacks_flush_only_their_pages)
 	/* Inline there; and a range flush is broadcast TLBIs, not IPIs. */
 	SKIP(return, "flush_tlb_kernel_range() cannot be probed on this arch");
 #endif
-	if (access(TRACING "kprobe_events", W_OK))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (access(TRACING "kprobe_events", W_OK))
+	if (rk_kprobes())
 		SKIP(return, "no kprobe events in tracefs (KPROBE_EVENTS=n?)");
-	rk_tlbflush_off();	/* left over from a killed run */
 	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
 	mkdir(CG, 0755);
 	snprintf(buf, sizeof(buf), "%d\n", getpid());
@@ -211,20 +187,23 @@ TEST(scattered_stacks_flush_only_their_pages)
 	if (hi - lo <= 32 * page)
 		SKIP(goto out, "stacks placed within 32 pages: one flush is right");
 
-	/* x86-64: start and end are its first two arguments. */
-	ASSERT_EQ(0, append_file(TRACING "kprobe_events",
-				 "p:rk_tlbflush flush_tlb_kernel_range start=%di:x64 end=%si:x64\n"));
+	/*
+	 * x86-64: start and end are its first two arguments. Enabled before
+	 * the filter is set, but nothing flushes kernel ranges in this
+	 * thread until the pass, and the trace is cleared after the filter.
+	 */
+	ASSERT_EQ(0, rk_kprobe_add("rk_tlbflush",
+				   "flush_tlb_kernel_range start=%di:x64 end=%si:x64"));
 	snprintf(buf, sizeof(buf), "common_pid == %ld", (long)syscall(SYS_gettid));
-	ASSERT_EQ(0, rk_write_file(TRACING "events/kprobes/rk_tlbflush/filter", buf));
-	ASSERT_EQ(0, rk_write_file(TRACING "trace", ""));
-	ASSERT_EQ(0, rk_write_file(TRACING "events/kprobes/rk_tlbflush/enable", "1"));
+	ASSERT_EQ(0, rk_write_file(RK_TRACING "events/kprobes/rk_tlbflush/filter", buf));
+	ASSERT_EQ(0, rk_write_file(RK_TRACING "trace", ""));
 	/* A global count: kswapd reclaiming meanwhile would show here. */
 	stacks0 = rk_vmstat("stack_reclaim_stacks");
 	cg_reclaim(16L << 20);	/* more than there is: -EAGAIN is fine */
 	stacks0 = rk_vmstat("stack_reclaim_stacks") - stacks0;
-	rk_write_file(TRACING "events/kprobes/rk_tlbflush/enable", "0");
+	rk_write_file(RK_TRACING "events/kprobes/rk_tlbflush/enable", "0");
 	n = traced_flushes(fl, MAX_FLUSHES);
-	rk_tlbflush_off();
+	rk_kprobe_remove("rk_tlbflush");
 
 	TH_LOG("%ld stacks reclaimed, spanning %lu KiB; %d flushes",
 	       stacks0, (hi - lo) >> 10, n);

@@ -7,12 +7,14 @@
 #define RK_COMMON_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,6 +170,58 @@ static inline int rk_save_set(const char *path, char *old, size_t len,
 	}
 	fclose(f);
 	return rk_write_file(path, val);
+}
+
+/*
+ * Kprobe events for tests that count or trace a kernel function. tracefs
+ * is mounted if it is not; rk_kprobes() is 0 when kprobe_events can be
+ * written (KPROBE_EVENTS=y). Probes are added and removed by appending:
+ * a truncating write to kprobe_events would remove every probe there.
+ * rk_kprobe_add() first removes a same-named probe a killed run left.
+ */
+#define RK_TRACING	"/sys/kernel/tracing/"
+
+static inline int rk_kprobes(void)
+{
+	if (access(RK_TRACING "kprobe_events", W_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	return access(RK_TRACING "kprobe_events", W_OK);
+}
+
+static inline int rk_kprobe_append(const char *val)
+{
+	int fd = open(RK_TRACING "kprobe_events", O_WRONLY | O_APPEND);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* Disable and remove kprobe event @name (in group kprobes). */
+static inline void rk_kprobe_remove(const char *name)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), RK_TRACING "events/kprobes/%s/enable", name);
+	rk_write_file(buf, "0");
+	snprintf(buf, sizeof(buf), "-:%s\n", name);
+	rk_kprobe_append(buf);
+}
+
+/* Add "p:@name @probe" and enable it. */
+static inline int rk_kprobe_add(const char *name, const char *probe)
+{
+	char buf[256];
+
+	rk_kprobe_remove(name);
+	snprintf(buf, sizeof(buf), "p:%s %s\n", name, probe);
+	if (rk_kprobe_append(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), RK_TRACING "events/kprobes/%s/enable", name);
+	return rk_write_file(buf, "1");
 }
 
 /*

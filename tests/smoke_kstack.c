@@ -6,7 +6,6 @@
  * a thread's exit: freeing a stack flushes the TLB lazily, as vfree()
  * does, not with an IPI to every CPU per stack.
  */
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include "rk_common.h"
 #include "kselftest_harness.h"
@@ -83,7 +82,6 @@ TEST(futex_threads_account_their_stacks)
 	EXPECT_LE(labs(after - base), rk_stack_slack_kb(tasks0, SLACK_KB));
 }
 
-#define TRACING		"/sys/kernel/tracing/"
 #define CHURN		1000	/* threads created and joined */
 
 static void *quit(void *arg)
@@ -96,7 +94,7 @@ static long kprobe_hits(const char *name)
 {
 	char line[256], ev[128];
 	long hits = -1, h;
-	FILE *f = fopen(TRACING "kprobe_profile", "r");
+	FILE *f = fopen(RK_TRACING "kprobe_profile", "r");
 
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "%127s %ld", ev, &h) == 2 && !strcmp(ev, name))
@@ -112,18 +110,14 @@ TEST(stack_free_flushes_lazily)
 	pthread_t tids[100];
 	int i, j;
 
-	if (access(TRACING "kprobe_events", W_OK))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	if (access(TRACING "kprobe_events", W_OK))
+	if (rk_kprobes())
 		SKIP(return, "no kprobe events (CONFIG_KPROBE_EVENTS)");
 	/*
 	 * vunmap_range() unmaps and flushes the TLB at once: what freeing a
 	 * stack did per stack before it went through remove_vm_area(), as
 	 * vfree() does. flush_tlb_kernel_range() itself is inline on arm64.
 	 */
-	ASSERT_EQ(0, rk_write_file(TRACING "kprobe_events",
-				   "p:rk_kflush vunmap_range\n"));
-	ASSERT_EQ(0, rk_write_file(TRACING "events/kprobes/rk_kflush/enable", "1"));
+	ASSERT_EQ(0, rk_kprobe_add("rk_kflush", "vunmap_range"));
 	base = rk_kernel_stack_kb();
 	tasks0 = rk_nr_tasks();
 	before = kprobe_hits("rk_kflush");
@@ -140,8 +134,7 @@ TEST(stack_free_flushes_lazily)
 	}
 	rk_wait_kernel_stack(base, rk_stack_slack_kb(tasks0, SLACK_KB), 10000);
 	hits = kprobe_hits("rk_kflush") - before;
-	rk_write_file(TRACING "events/kprobes/rk_kflush/enable", "0");
-	rk_write_file(TRACING "kprobe_events", "-:rk_kflush\n");
+	rk_kprobe_remove("rk_kflush");
 	TH_LOG("%d threads created and exited: %ld synchronous unmaps and flushes",
 	       CHURN, hits);
 	/* vfree()'s lazy purge flushes once per many areas, elsewhere. */
