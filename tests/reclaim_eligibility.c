@@ -12,7 +12,9 @@
  *   not on the node it runs on;
  * - a thread that owns a contended PI futex keeps its stack while it
  *   waits elsewhere, whether the contention came before it blocked or
- *   after: an RT waiter boosting it must not wait for memory.
+ *   after: an RT waiter boosting it must not wait for memory; one
+ *   reclaimed before its futex was contended gets its stack back as soon
+ *   as an RT waiter boosts it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -265,19 +267,66 @@ TEST_F(elig, pi_owner_keeps_stack)
 	EXPECT_EQ(NR, rk_pop_finish(&plain));
 }
 
+/*
+ * An owner whose PI futex was uncontended when it blocked (the kernel
+ * then knows no PI state) is reclaimed like any thread. A SCHED_FIFO
+ * waiter on that futex boosts it (rt_mutex_setprio()): its stack is
+ * mapped again at once, before anyone wakes it, so that the RT waiter
+ * never waits for the worker.
+ */
+TEST_F(elig, pi_boost_gives_stack_back)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct pi_pair pp = { };
+	pthread_attr_t attr;
+	struct info in;
+	long kept;
+	int t;
+
+	ASSERT_EQ(0, pthread_create(&pp.owner, NULL, pi_owner, &pp));
+	for (t = 0; !__atomic_load_n(&pp.locked, __ATOMIC_SEQ_CST) ||
+		    task_state(pp.owner_tid) != 'S'; t++) {
+		ASSERT_GT(1000, t);
+		rk_sleep_ms(5);
+	}
+	ASSERT_EQ(0, rk_reclaim_tids(&pp.owner_tid, 1));
+	ASSERT_EQ(0, inspect(pp.owner_tid, &in));
+	ASSERT_EQ(STACK_RECLAIMED, in.state);
+	kept = rk_vmstat("stack_reclaim_kept_prio");
+	ASSERT_LE(0, kept);
+
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED));
+	ASSERT_EQ(0, pthread_attr_setschedpolicy(&attr, SCHED_FIFO));
+	ASSERT_EQ(0, pthread_attr_setschedparam(&attr, &sp));
+	ASSERT_EQ(0, pthread_create(&pp.waiter, &attr, pi_waiter, &pp));
+	pthread_attr_destroy(&attr);
+	/* Boosted once it sleeps on the PI futex: nobody woke the owner. */
+	for (t = 0; t < 200; t++) {
+		ASSERT_EQ(0, inspect(pp.owner_tid, &in));
+		if (in.state == STACK_IN_USE)
+			break;
+		rk_sleep_ms(10);
+	}
+	TH_LOG("owner %d after the boost: state %d present %s, waiter %c",
+	       pp.owner_tid, in.state, in.present, task_state(pp.waiter_tid));
+	EXPECT_EQ(STACK_IN_USE, in.state);
+	EXPECT_STREQ("1111", in.present);
+	EXPECT_EQ('S', task_state(pp.owner_tid));
+	EXPECT_LT(kept, rk_vmstat("stack_reclaim_kept_prio"));
+	EXPECT_EQ(0, pi_pair_finish(&pp));
+}
+
 /* Scan /dev/kmsg from fd's position for a line with both strings. */
 static int kmsg_has(int fd, const char *a, const char *b)
 {
-	char rec[2048];
-	ssize_t n;
+	static char log[1 << 16];
+	char *line;
 
-	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		if (n <= 0)
-			continue;
-		rec[n] = 0;
-		if (strstr(rec, a) && strstr(rec, b))
+	rk_kmsg_read(fd, log, sizeof(log));
+	for (line = strtok(log, "\n"); line; line = strtok(NULL, "\n"))
+		if (strstr(line, a) && strstr(line, b))
 			return 1;
-	}
 	return 0;
 }
 

@@ -173,6 +173,41 @@ static inline int rk_save_set(const char *path, char *old, size_t len,
 }
 
 /*
+ * The text of each kernel log record from fd's position (/dev/kmsg opened
+ * O_NONBLOCK) up to now, one line each, into buf (NUL-terminated, cut at
+ * len). Records lost to a wrapped buffer (EPIPE) are skipped. Returns the
+ * number of records read.
+ */
+static inline int rk_kmsg_read(int fd, char *buf, size_t len)
+{
+	char rec[2048], *text, *nl;
+	size_t used = 0, n;
+	int records = 0;
+	ssize_t got;
+
+	buf[0] = '\0';
+	while ((got = read(fd, rec, sizeof(rec) - 1)) > 0 ||
+	       (got < 0 && errno == EPIPE)) {
+		if (got <= 0)
+			continue;
+		rec[got] = '\0';
+		records++;
+		/* "level,seq,usec,flags;text\n" then " KEY=value" lines */
+		text = strchr(rec, ';');
+		text = text ? text + 1 : rec;
+		nl = strchr(text, '\n');
+		n = nl ? (size_t)(nl - text) : strlen(text);
+		if (used + n + 2 > len)
+			continue;
+		memcpy(buf + used, text, n);
+		used += n;
+		buf[used++] = '\n';
+		buf[used] = '\0';
+	}
+	return records;
+}
+
+/*
  * Kprobe events for tests that count or trace a kernel function. tracefs
  * is mounted if it is not; rk_kprobes() is 0 when kprobe_events can be
  * written (KPROBE_EVENTS=y). Probes are added and removed by appending:
