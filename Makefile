@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants realworld tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants lint realworld tree export clean
 
 help:
 	@sed -n 's/^- `\(make [a-z]*\)`: /\1\t/p' README.md | expand -t 18
@@ -52,6 +52,12 @@ matrix: source
 # Each fixed bug of mutants/ put back: the tests must catch it.
 mutants:
 	$(S)/mutants.sh
+
+# sparse and W=1 over the files the series touches: the unpatched tree's
+# diagnostics first (lint/*.baseline), then the series' (none may be new).
+lint: source
+	$(S)/lint.sh baseline
+	$(S)/lint.sh
 
 tree: deps
 	$(S)/tree.sh

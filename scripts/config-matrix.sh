@@ -11,7 +11,8 @@
 #            minutes, one shared output directory, no link);
 #   build    the whole kernel builds and links (full).
 # `make check` runs the quick form (refusals, and compile entries that
-# pair two options each); `make matrix` runs the full form, one entry per
+# pair two options each; PREEMPT_NONE, the third preemption model, is
+# the test kernels' own, built and booted there); `make matrix` runs the full form, one entry per
 # option, each a full build. One result line per entry.
 . "$(dirname "$0")/lib.sh"
 
@@ -41,54 +42,6 @@ esac
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 results_open "config-matrix-$ARCH-$mode"
 
-# The objects that compile every C file the series touches on this arch:
-# its own .o, or that of the file that #includes it (kernel/sched's
-# build_utility.c includes loadavg.c; stack_reclaim.c its KUnit file).
-touched_objects() {
-	local c dir inc
-	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$TOP"/patches/*.patch | sort -u |
-		while read -r c; do
-			case "$c" in
-			arch/*) [[ "$c" == arch/$SRCARCH/* ]] || continue ;;
-			esac
-			[ -f "$SRC/$c.c" ] || continue
-			dir=${c%/*}
-			inc=$(grep -lF "#include \"${c##*/}.c\"" "$SRC/$dir"/*.c |
-				head -1 || true)
-			[ -n "$inc" ] && c=$dir/$(basename "$inc" .c)
-			configured "$c" && echo "$c.o"
-		done | sort -u
-}
-
-# configured DIR/NAME: the config builds DIR/NAME.o. Kbuild compiles a
-# single-object target whether or not the config selects it (so with
-# MEMCG=n, mm/memcontrol.o fails on missing declarations, which is no
-# error of the series). An object is built when some Makefile line that
-# names it ("obj-$(CONFIG_X) += NAME.o", or "comp-$(CONFIG_X) := NAME.o"
-# for a composite comp.o, itself checked the same way) has its option
-# set. Objects no Makefile line names count as built.
-configured() {
-	local dir=${1%/*} name=${1##*/} lines opt comp
-	lines=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$SRC/$dir/Makefile" |
-		awk -v o="$name.o" '{ for (i = 3; i <= NF; i++) if ($i == o) {
-			opt = "y"
-			if (match($1, /\$\(CONFIG_[A-Z0-9_]+\)/))
-				opt = substr($1, RSTART + 2, RLENGTH - 3)
-			comp = $1
-			sub(/-(y|\$\(CONFIG_[A-Z0-9_]+\))$/, "", comp)
-			print opt, comp
-			break } }')
-	[ -z "$lines" ] && return 0
-	while read -r opt comp; do
-		[ "$opt" = y ] || grep -qE "^$opt=[ym]" "$KOUT/.config" || continue
-		case "$comp" in
-		obj|lib|"$name") return 0 ;;
-		esac
-		configured "$dir/$comp" && return 0
-	done <<< "$lines"
-	return 1
-}
-
 # configure NAME OVERRIDES: tinyconfig + fragments + overrides in $KOUT.
 configure() {
 	local frag=$KOUT/matrix-$1.frag f o
@@ -113,8 +66,6 @@ configure() {
 
 has_feature() { grep -q '^CONFIG_RECLAIMABLE_STACK=y' "$KOUT/.config"; }
 
-SRCARCH=$KARCH
-[ "$KARCH" = x86_64 ] && SRCARCH=x86
 t0=$(date +%s)
 for e in $entries; do
 	IFS=: read -r name check overrides <<< "$e"

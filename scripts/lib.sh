@@ -145,7 +145,7 @@ SRC=${KSRC:-$BUILD/src/linux} # pristine + series applied (KSRC: build another t
 # Everything a build/boot needs from apt, by command or file it provides.
 APT_PKGS="$SRC_PKG $APT_ARCH_PKGS $GUEST_TOOL_PKGS flex bison bc libelf-dev libssl-dev cpio
 	ccache xz-utils make gcc libc6-dev python3 python3-ply rsync kmod dwarves git
-	gnuplot-nox spin"
+	gnuplot-nox spin sparse"
 
 # make realworld: the Debian root file system (scripts/rootfs.sh) and what
 # building it needs from the host. A change to ROOTFS_PKGS rebuilds it.
@@ -183,6 +183,59 @@ kmake() {
 		CC="ccache ${CROSS_COMPILE}gcc" KBUILD_BUILD_TIMESTAMP=@0 \
 		KBUILD_BUILD_USER=rkstack KBUILD_BUILD_HOST=qemu \
 		-j"$(nproc)" "$@"
+}
+
+# The kernel's directory under arch/ for $KARCH.
+SRCARCH=$KARCH
+[ "$KARCH" = x86_64 ] && SRCARCH=x86
+
+# touched_objects: the objects ($SRC, $KOUT, $SRCARCH) that compile every
+# C file the series touches on this arch (config-matrix.sh, lint.sh):
+# its own .o, or that of the file that #includes it (kernel/sched's
+# build_utility.c includes loadavg.c; stack_reclaim.c its KUnit file).
+touched_objects() {
+	local c dir inc
+	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$TOP"/patches/*.patch | sort -u |
+		while read -r c; do
+			case "$c" in
+			arch/*) [[ "$c" == arch/$SRCARCH/* ]] || continue ;;
+			esac
+			[ -f "$SRC/$c.c" ] || continue
+			dir=${c%/*}
+			inc=$(grep -lF "#include \"${c##*/}.c\"" "$SRC/$dir"/*.c |
+				head -1 || true)
+			[ -n "$inc" ] && c=$dir/$(basename "$inc" .c)
+			configured "$c" && echo "$c.o"
+		done | sort -u
+}
+
+# configured DIR/NAME: the config builds DIR/NAME.o. Kbuild compiles a
+# single-object target whether or not the config selects it (so with
+# MEMCG=n, mm/memcontrol.o fails on missing declarations, which is no
+# error of the series). An object is built when some Makefile line that
+# names it ("obj-$(CONFIG_X) += NAME.o", or "comp-$(CONFIG_X) := NAME.o"
+# for a composite comp.o, itself checked the same way) has its option
+# set. Objects no Makefile line names count as built.
+configured() {
+	local dir=${1%/*} name=${1##*/} lines opt comp
+	lines=$(sed -e ':a' -e '/\\$/N; s/\\\n/ /; ta' "$SRC/$dir/Makefile" |
+		awk -v o="$name.o" '{ for (i = 3; i <= NF; i++) if ($i == o) {
+			opt = "y"
+			if (match($1, /\$\(CONFIG_[A-Z0-9_]+\)/))
+				opt = substr($1, RSTART + 2, RLENGTH - 3)
+			comp = $1
+			sub(/-(y|\$\(CONFIG_[A-Z0-9_]+\))$/, "", comp)
+			print opt, comp
+			break } }')
+	[ -z "$lines" ] && return 0
+	while read -r opt comp; do
+		[ "$opt" = y ] || grep -qE "^$opt=[ym]" "$KOUT/.config" || continue
+		case "$comp" in
+		obj|lib|"$name") return 0 ;;
+		esac
+		configured "$dir/$comp" && return 0
+	done <<< "$lines"
+	return 1
 }
 
 # Write the commits of the editing tree after tag 'pristine' to DIR as
