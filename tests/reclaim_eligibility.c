@@ -8,8 +8,8 @@
  * - a thread whose repopulation fails forever shows as D in /proc and is
  *   reported by the hung-task detector, then runs once it can; such
  *   threads count in the load average, and the worker in memory PSI;
- * - the worker maps a stack's pages back on the node of its other pages,
- *   not on the node it runs on;
+ * - the worker and the wakeup fast path map a stack's pages back on the
+ *   node of its other pages, not on the node of the CPU they run on;
  * - a thread that owns a contended PI futex keeps its stack while it
  *   waits elsewhere, whether the contention came before it blocked or
  *   after: an RT waiter boosting it must not wait for memory; one
@@ -277,7 +277,7 @@ TEST_F(elig, pi_owner_keeps_stack)
 TEST_F(elig, pi_boost_gives_stack_back)
 {
 	struct sched_param sp = { .sched_priority = 1 };
-	struct pi_pair pp = { };
+	static struct pi_pair pp;
 	pthread_attr_t attr;
 	struct info in;
 	long kept;
@@ -294,6 +294,8 @@ TEST_F(elig, pi_boost_gives_stack_back)
 	ASSERT_EQ(STACK_RECLAIMED, in.state);
 	kept = rk_vmstat("stack_reclaim_kept_prio");
 	ASSERT_LE(0, kept);
+	/* The boost maps from the pool only: let earlier wakeups' refill run. */
+	rk_sleep_ms(100);
 
 	ASSERT_EQ(0, pthread_attr_init(&attr));
 	ASSERT_EQ(0, pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED));
@@ -311,7 +313,7 @@ TEST_F(elig, pi_boost_gives_stack_back)
 	TH_LOG("owner %d after the boost: state %d present %s, waiter %c",
 	       pp.owner_tid, in.state, in.present, task_state(pp.waiter_tid));
 	EXPECT_EQ(STACK_IN_USE, in.state);
-	EXPECT_STREQ("1111", in.present);
+	EXPECT_TRUE(all_present(pp.owner_tid));
 	EXPECT_EQ('S', task_state(pp.owner_tid));
 	EXPECT_LT(kept, rk_vmstat("stack_reclaim_kept_prio"));
 	EXPECT_EQ(0, pi_pair_finish(&pp));
@@ -490,22 +492,66 @@ TEST_F_TIMEOUT(elig, parked_tasks_count_in_load_and_psi, 90)
 	EXPECT_EQ(NR, rk_pop_finish(&pop));
 }
 
-TEST_F(elig, worker_repopulates_on_stack_node)
+#define FAST_EVENT	RK_TRACING "events/stack_reclaim/stack_repopulate_fast/enable"
+
+/* How many of pop's threads have a stack_repopulate_fast event traced. */
+static int fast_mapped(struct rk_pop *pop)
+{
+	static char buf[1 << 18];
+	char want[32];
+	int fd, i, n = 0;
+	ssize_t got, len = 0;
+
+	fd = open(RK_TRACING "trace", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += got;
+	close(fd);
+	buf[len] = '\0';
+	for (i = 0; i < pop->nr; i++) {
+		snprintf(want, sizeof(want), " pid=%d nr_pages=", pop->tids[i]);
+		n += strstr(buf, want) != NULL;
+	}
+	return n;
+}
+
+/*
+ * NR threads forked on CPU 1 (their stacks on node 1), reclaimed, then
+ * woken from CPU 0 (node 0), by the worker (worker: the fast path made to
+ * fail) or by the fast path (the pools full first, each stack's mapping
+ * traced): every stack comes back whole on one node, and the stacks of
+ * node 1 (at least half) on node 1.
+ */
+static void woken_across_nodes(struct __test_metadata *_metadata, int worker)
 {
 	long deferred = rk_vmstat("stack_repopulate_deferred");
+	long fast = rk_vmstat("stack_repopulate_fast");
 	struct rk_fail_saved fail = { 0 };
 	static struct rk_pop pop;
 	char want[8];
 	struct info in;
 	int i, on_node = 0, on_node1 = 0;
 
-	if (access(FAIL_DIR "probability", W_OK))
+	if (worker && access(FAIL_DIR "probability", W_OK))
 		SKIP(return, "no fail_stack_repopulate attribute");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    access("/sys/devices/system/node/node1", F_OK))
 		SKIP(return, "needs two CPUs on two nodes");
+	if (!worker) {
+		if (access(RK_TRACING "events", F_OK))
+			mount("tracefs", RK_TRACING, "tracefs", 0, NULL);
+		if (access(FAST_EVENT, W_OK))
+			SKIP(return, "no stack_repopulate_fast trace event");
+		/* Switched off and on: every pool is refilled from empty. */
+		ASSERT_EQ(0, rk_write_file(SWITCH, "0"));
+		ASSERT_EQ(0, rk_write_file(SWITCH, "1"));
+		rk_sleep_ms(300);
+	}
 	/* Fork on CPU 1: the stacks' pages come from its node, node 1. */
 	ASSERT_EQ(0, pin(1));
+	__atomic_store_n(&second_word, 0, __ATOMIC_RELEASE);
 	ASSERT_EQ(0, rk_pop_start(&pop, &twice_site, NR, NULL));
 	ASSERT_EQ(0, pin(0));
 	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
@@ -513,14 +559,25 @@ TEST_F(elig, worker_repopulates_on_stack_node)
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
 		ASSERT_EQ(STACK_RECLAIMED, in.state);
 	}
-	/* Every wakeup from CPU 0 (node 0) goes to the worker. */
-	ASSERT_EQ(0, rk_fail_fast(1, &fail));
+	if (worker) {
+		ASSERT_EQ(0, rk_fail_fast(1, &fail));
+	} else {
+		ASSERT_EQ(0, rk_write_file(RK_TRACING "trace", ""));
+		ASSERT_EQ(0, rk_write_file(FAST_EVENT, "1"));
+	}
 	pop.site->wake(&pop);
 	for (i = 0; i < 100 && rk_count_blocked() < NR; i++)
 		rk_sleep_ms(20);
 	rk_sleep_ms(100);
-	rk_fail_fast(0, &fail);
-	EXPECT_LE(deferred + NR, rk_vmstat("stack_repopulate_deferred"));
+	if (worker) {
+		rk_fail_fast(0, &fail);
+		EXPECT_LE(deferred + NR, rk_vmstat("stack_repopulate_deferred"));
+	} else {
+		rk_write_file(FAST_EVENT, "0");
+		EXPECT_LE(fast + NR / 2, rk_vmstat("stack_repopulate_fast"));
+		/* Full pools hold all NR; at least half must be ours here. */
+		EXPECT_LE(NR / 2, fast_mapped(&pop));
+	}
 	for (i = 0; i < NR; i++) {
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
 		/* The page with the live frames was never reclaimed. */
@@ -533,11 +590,22 @@ TEST_F(elig, worker_repopulates_on_stack_node)
 	}
 	/* Each stack on one node, whichever the stack cache gave it. */
 	EXPECT_EQ(NR, on_node);
-	/* And the worker, on node 0, did serve stacks of node 1. */
+	/* And CPU 0 (node 0) did serve stacks of node 1. */
 	EXPECT_LE(NR / 2, on_node1);
 	__atomic_store_n(&second_word, 1, __ATOMIC_RELEASE);
 	rk_futex(&second_word, FUTEX_WAKE_PRIVATE, INT_MAX);
 	EXPECT_EQ(NR, rk_pop_finish(&pop));
+}
+
+TEST_F(elig, worker_repopulates_on_stack_node)
+{
+	woken_across_nodes(_metadata, 1);
+}
+
+/* From the stack's node's pool, not the waking CPU's. */
+TEST_F(elig, fast_path_repopulates_on_stack_node)
+{
+	woken_across_nodes(_metadata, 0);
 }
 
 TEST_HARNESS_MAIN

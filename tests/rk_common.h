@@ -176,20 +176,24 @@ static inline int rk_save_set(const char *path, char *old, size_t len,
  * The text of each kernel log record from fd's position (/dev/kmsg opened
  * O_NONBLOCK) up to now, one line each, into buf (NUL-terminated, cut at
  * len). Records lost to a wrapped buffer (EPIPE) are skipped. Returns the
- * number of records read.
+ * number of records read, or -errno if reading failed before the end.
  */
 static inline int rk_kmsg_read(int fd, char *buf, size_t len)
 {
-	char rec[2048], *text, *nl;
+	char rec[8192], *text, *nl;	/* CONSOLE_EXT_LOG_MAX: any record */
 	size_t used = 0, n;
 	int records = 0;
 	ssize_t got;
 
 	buf[0] = '\0';
-	while ((got = read(fd, rec, sizeof(rec) - 1)) > 0 ||
-	       (got < 0 && errno == EPIPE)) {
-		if (got <= 0)
+	for (;;) {
+		got = read(fd, rec, sizeof(rec) - 1);
+		if (got < 0 && errno == EPIPE)
 			continue;
+		if (got < 0 && errno == EAGAIN)
+			break;
+		if (got <= 0)
+			return got < 0 ? -errno : records;
 		rec[got] = '\0';
 		records++;
 		/* "level,seq,usec,flags;text\n" then " KEY=value" lines */
