@@ -188,33 +188,35 @@ TEST_F(lockdep, clean_wait_is_silent)
 	EXPECT_EQ(1, lockdep_debug_locks());
 }
 
-/* One report, from the entry check, naming the thread's function. */
-TEST_F(lockdep, enter_with_lock_held_warns_once)
+/*
+ * Provoke how: exactly one WARNING, from the check in file, with the
+ * misusing thread in the report (in the WARNING line, or in the trace
+ * if the guard was not inlined), and no other splat.
+ */
+static void warns_once(struct __test_metadata *_metadata, char old[][64],
+		       const char *how, const char *file)
 {
 	char line[512];
 
-	ASSERT_EQ(0, provoke(self->old, "enter-locked"));
+	ASSERT_EQ(0, provoke(old, how));
 	klog_line("WARNING:", line, sizeof(line));
 	TH_LOG("warned:%s", warning_text(line));
 	EXPECT_EQ(1, klog_count("WARNING:"));
-	EXPECT_NE(NULL, strstr(line, ENTER_CHECK));
-	/* In the line, or in the trace if the guard was not inlined. */
+	EXPECT_NE(NULL, strstr(line, file));
 	EXPECT_NE(0, klog_count("stack_misuse_thread"));
 	EXPECT_EQ(0, other_splats());
 }
 
-/* One report, from schedule(), with the misusing thread in its trace. */
+/* From the entry check, reclaimable_stack_enter(). */
+TEST_F(lockdep, enter_with_lock_held_warns_once)
+{
+	warns_once(_metadata, self->old, "enter-locked", ENTER_CHECK);
+}
+
+/* From schedule(), stack_reclaim_check_block(). */
 TEST_F(lockdep, block_with_lock_held_warns_once)
 {
-	char line[512];
-
-	ASSERT_EQ(0, provoke(self->old, "block-locked"));
-	klog_line("WARNING:", line, sizeof(line));
-	TH_LOG("warned:%s", warning_text(line));
-	EXPECT_EQ(1, klog_count("WARNING:"));
-	EXPECT_NE(NULL, strstr(line, BLOCK_CHECK));
-	EXPECT_NE(0, klog_count("stack_misuse_thread"));
-	EXPECT_EQ(0, other_splats());
+	warns_once(_metadata, self->old, "block-locked", BLOCK_CHECK);
 }
 
 TEST_F(lockdep, bad_input_rejected)
