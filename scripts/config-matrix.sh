@@ -39,7 +39,6 @@ full) entries=$full ;;
 *) die "usage: $0 [quick|full]" ;;
 esac
 
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 results_open "config-matrix-$ARCH-$mode"
 
 # configure NAME OVERRIDES: tinyconfig + fragments + overrides in $KOUT.

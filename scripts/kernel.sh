@@ -5,7 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$KOUT" "$LOGS"
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 frags=()
 for f in $FRAGMENTS; do
 	[ -f "$TOP/configs/$f" ] || die "config fragment configs/$f missing"

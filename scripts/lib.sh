@@ -175,6 +175,15 @@ prepare_guest() {
 	"$TOP/scripts/initramfs.sh" > /dev/null
 }
 
+# The compiler cache, under $BUILD. Depend mode: ccache takes the headers
+# from the compiler's own -MD output (kbuild passes -Wp,-MMD) instead of
+# running the preprocessor a second time on every miss. Measured here on
+# kernel/ and mm/ of the debug config, 2 cores: no ccache 156 s, an empty
+# cache in ccache's default mode 213 s, in depend mode 149 s; a warm rerun
+# 17 s in both. A cold `make check` compiles three kernels.
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+
 # Only one kernel build at a time on this machine (2 cores): concurrent
 # callers queue on a lock instead of thrashing each other.
 kmake() {

@@ -22,7 +22,6 @@ check) ;;
 baseline) SRC=$BUILD/src/pristine ;;
 *) die "usage: $0 [baseline]" ;;
 esac
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 [ -f "$feature_config" ] || "$TOP/scripts/kernel.sh"
 command -v sparse > /dev/null || die "no sparse: run scripts/deps.sh"
 KOUT=$BUILD/$ARCH-lint-$CONFIG-$mode
