@@ -254,4 +254,27 @@ export_series() {
 	git -C "$BUILD/tree" format-patch -q --zero-commit --no-signature \
 		--no-numbered --abbrev=12 -o "$1" pristine..HEAD
 	(cd "$1" && ls -- *.patch 2>/dev/null || true) > "$1/series"
+	cover_letter > "$1/0000-cover-letter.patch"
+}
+
+# cover_letter: the series' 0000 mail on stdout, in git format-patch's
+# form: cover/letter.txt (subject line, then the text), the last measured
+# table (cover/bench.md, copied there from a `make bench` report), and
+# the shortlog and diffstat of $BUILD/tree. Not in patches/series (it has
+# no diff); as deterministic as the patches (the last commit's date).
+cover_letter() {
+	local t=$BUILD/tree n
+	n=$(git -C "$t" rev-list --count pristine..HEAD)
+	echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
+	git -C "$t" log -1 --format='From: %an <%ae>%nDate: %aD' HEAD
+	printf 'Subject: [PATCH %02d/%02d] %s\n\n' 0 "$n" "$(head -1 "$TOP/cover/letter.txt")"
+	tail -n +3 "$TOP/cover/letter.txt"
+	echo
+	cat "$TOP/cover/bench.md"
+	echo
+	git -C "$t" shortlog pristine..HEAD
+	echo
+	git -C "$t" diff --stat=72 --summary pristine..HEAD
+	echo "-- "
+	echo "$SRC_PKG $(src_version)"
 }

@@ -333,8 +333,8 @@ TEST_F(elig, pi_boost_gives_stack_back)
 			break;
 		rk_sleep_ms(10);
 	}
-	TH_LOG("owner %d after the boost: state %d present %s, waiter %c",
-	       pp.owner_tid, in.state, in.present, task_state(pp.waiter_tid));
+	TH_LOG("owner %d after the boost: state %s present %s, waiter %c",
+	       pp.owner_tid, rk_state_names[in.state], in.present, task_state(pp.waiter_tid));
 	EXPECT_EQ(STACK_IN_USE, in.state);
 	EXPECT_TRUE(all_present(pp.owner_tid));
 	EXPECT_EQ('S', task_state(pp.owner_tid));

@@ -23,8 +23,8 @@ TEST(reclaimed_unmapped_repopulated_zero)
 	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
 	for (i = 0; i < NR; i++) {
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
-		TH_LOG("reclaimed: tid %d state %d present %s mapped %s sp_page %d magic %s",
-		       in.tid, in.state, in.present, in.mapped, in.sp_page,
+		TH_LOG("reclaimed: tid %d state %s present %s mapped %s sp_page %d magic %s",
+		       in.tid, rk_state_names[in.state], in.present, in.mapped, in.sp_page,
 		       in.magic);
 		EXPECT_EQ(STACK_RECLAIMED, in.state);
 		/* What vm->pages[] says is what the page tables say. */
@@ -38,8 +38,8 @@ TEST(reclaimed_unmapped_repopulated_zero)
 		for (int t = 0; t < 200 && rk_write_file(INSPECT, cmd) == -EAGAIN; t++)
 			rk_sleep_ms(10);
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));
-		TH_LOG("repopulated: state %d present %s mapped %s zero %d magic %s",
-		       in.state, in.present, in.mapped, in.zero, in.magic);
+		TH_LOG("repopulated: state %s present %s mapped %s zero %d magic %s",
+		       rk_state_names[in.state], in.present, in.mapped, in.zero, in.magic);
 		EXPECT_EQ(STACK_IN_USE, in.state);
 		EXPECT_STREQ("1111", in.mapped);
 		EXPECT_STREQ(in.present, in.mapped);

@@ -38,6 +38,7 @@
  * population in FIXTURE_SETUP and wakes it in FIXTURE_TEARDOWN.
  */
 #define _GNU_SOURCE
+#include "rk_inspect.h"
 #include "rk_sites.h"
 #include "kselftest_harness.h"
 #include <elf.h>
@@ -53,14 +54,12 @@
 #include <sys/vfs.h>
 
 #define SYSCTL		"/proc/sys/vm/reclaimable_stacks"
-#define INSPECT		"/sys/kernel/debug/reclaimable_stacks/inspect"
 #define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
 #define SYSRQ		"/proc/sys/kernel/sysrq"
 #define SYSRQ_TRIGGER	"/proc/sysrq-trigger"
 #define DEBUGFS		"/sys/kernel/debug"
 #define SCHED_SWITCH_ID	DEBUGFS "/tracing/events/sched/sched_switch/id"
 
-#define STACK_RECLAIMED	5u	/* "state" in INSPECT */
 #define NR_SITES	6
 #define STACK_PAGES	4	/* THREAD_SIZE / PAGE_SIZE: x86_64, arm64 with 4K pages */
 #define READ_CAP	(64 * 1024)
@@ -291,8 +290,8 @@ static long read_whole(const char *path, char **out, int timeout_s,
 
 /* debugfs reclaimable_stacks/inspect: write the tid, read one line. */
 struct inspect {
-	int tid;
-	unsigned int state, lru, sp_page;
+	int tid, state, lru;
+	unsigned int sp_page;
 	int zero;
 	char present[16], mapped[16], magic[16];
 	bool has_base;
@@ -302,17 +301,18 @@ struct inspect {
 
 static int inspect_tid(pid_t tid, struct inspect *in)
 {
-	char cmd[32], *p;
+	char cmd[32], state[24], lru[24], *p;
 	int n = 0;
 
 	memset(in, 0, sizeof(*in));
 	snprintf(cmd, sizeof(cmd), "%d\n", tid);
 	if (rk_write_file(INSPECT, cmd) || read_line(INSPECT, in->line, sizeof(in->line)))
 		return -1;
-	if (sscanf(in->line, "tid %d state %u lru %u present %15s mapped %15s "
+	if (sscanf(in->line, "tid %d state %23s lru %23s present %15s mapped %15s "
 		   "sp_page %u zero_below_sp %d magic %15s%n", &in->tid,
-		   &in->state, &in->lru, in->present, in->mapped, &in->sp_page,
-		   &in->zero, in->magic, &n) != 8 || !n)
+		   state, lru, in->present, in->mapped, &in->sp_page,
+		   &in->zero, in->magic, &n) != 8 || !n ||
+	    rk_parse_states(state, lru, &in->state, &in->lru))
 		return -1;
 	/* " base 0x%lx": the stack's lowest address, newer kernels only. */
 	p = strstr(in->line + n, " base ");

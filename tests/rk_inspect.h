@@ -9,11 +9,38 @@
 #include "rk_common.h"
 
 #define INSPECT		"/sys/kernel/debug/reclaimable_stacks/inspect"
-/* Stack states as the kernel numbers them (enum stack_state). */
-#define STACK_IN_USE		0
-#define STACK_PREPARE_RECLAIM	1
-#define STACK_RECLAIMABLE	2
-#define STACK_RECLAIMED		5
+/*
+ * Stack and LRU states as the file names them (stack_state_names[] and
+ * stack_lru_names[] in mm/stack_reclaim.c); the tests compare indexes.
+ */
+enum { STACK_IN_USE, STACK_PREPARE_RECLAIM, STACK_RECLAIMABLE,
+       STACK_RECLAIMING, STACK_RECLAIMING_IN_USE, STACK_RECLAIMED,
+       STACK_REPOPULATING };
+static const char * const rk_state_names[] = {
+	"in_use", "prepare_reclaim", "reclaimable", "reclaiming",
+	"reclaiming_in_use", "reclaimed", "repopulating",
+};
+static const char * const rk_lru_names[] = {
+	"not_present", "pending", "new", "old",
+};
+
+/* The index of @name in @names (@n of them), or -1: a state we do not know. */
+static inline int rk_name_index(const char *name, const char * const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
+/* "state NAME lru NAME" at the start of an inspect line, as indexes. */
+static inline int rk_parse_states(const char *state, const char *lru,
+				  int *st, int *lr)
+{
+	*st = rk_name_index(state, rk_state_names, 7);
+	*lr = rk_name_index(lru, rk_lru_names, 4);
+	return *st < 0 || *lr < 0 ? -1 : 0;
+}
 
 struct info {
 	int tid, state, lru, sp_page, zero;
@@ -24,7 +51,7 @@ struct info {
 
 static inline int inspect(pid_t tid, struct info *in)
 {
-	char buf[32];
+	char buf[32], state[24], lru[24];
 	FILE *f;
 	int n;
 
@@ -34,12 +61,14 @@ static inline int inspect(pid_t tid, struct info *in)
 	f = fopen(INSPECT, "r");
 	if (!f)
 		return -1;
-	n = fscanf(f, "tid %d state %d lru %d present %15s mapped %15s "
+	n = fscanf(f, "tid %d state %23s lru %23s present %15s mapped %15s "
 		   "sp_page %d zero_below_sp %d magic %15s base %lx nodes %15s",
-		   &in->tid, &in->state, &in->lru, in->present, in->mapped,
+		   &in->tid, state, lru, in->present, in->mapped,
 		   &in->sp_page, &in->zero, in->magic, &in->base, in->nodes);
 	fclose(f);
-	return n == 10 ? 0 : -1;
+	if (n != 10)
+		return -1;
+	return rk_parse_states(state, lru, &in->state, &in->lru);
 }
 
 /*
