@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants lint realworld tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants lint bisect realworld tree export clean
 
 help:
 	@sed -n 's/^- `\(make [a-z]*\)`: /\1\t/p' README.md | expand -t 18
@@ -58,6 +58,11 @@ mutants:
 lint: source
 	$(S)/lint.sh baseline
 	$(S)/lint.sh
+
+# Every step of the series compiled with the feature on and off, and
+# checkpatch'd: BISECT=full builds the whole kernel at each step.
+bisect: source
+	$(S)/bisect.sh $(or $(BISECT),objects)
 
 tree: deps
 	$(S)/tree.sh

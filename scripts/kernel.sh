@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Configure (from tinyconfig plus the fragments of $CONFIG) and build the
 # kernel for ($ARCH, $CONFIG) in its own output directory, incrementally.
+# KERNEL_CONFIGURE_ONLY=1: configure, do not build (bisect.sh).
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$KOUT" "$LOGS"
@@ -21,6 +22,8 @@ if [ "$(cat "$KOUT/.frag-stamp" 2>/dev/null)" != "$stamp" ]; then
 	"$TOP/scripts/config-check.sh" "$KOUT/.config" "${frags[@]}"
 	echo "$stamp" > "$KOUT/.frag-stamp"
 fi
+
+[ "${KERNEL_CONFIGURE_ONLY:-0}" = 1 ] && exit 0
 
 log "building $ARCH-$CONFIG ($(src_version))"
 if ! kmake "${KIMAGE##*/}" > "$LOGS/build-$ARCH-$CONFIG.log" 2>&1; then

@@ -198,13 +198,15 @@ kmake() {
 SRCARCH=$KARCH
 [ "$KARCH" = x86_64 ] && SRCARCH=x86
 
-# touched_objects: the objects ($SRC, $KOUT, $SRCARCH) that compile every
-# C file the series touches on this arch (config-matrix.sh, lint.sh):
-# its own .o, or that of the file that #includes it (kernel/sched's
-# build_utility.c includes loadavg.c; stack_reclaim.c its KUnit file).
+# touched_objects [PATCH...]: the objects ($SRC, $KOUT, $SRCARCH) that
+# compile every C file the patches (default: the series) touch on this
+# arch (config-matrix.sh, lint.sh, bisect.sh): its own .o, or that of the
+# file that #includes it (kernel/sched's build_utility.c includes
+# loadavg.c; stack_reclaim.c its KUnit file).
 touched_objects() {
 	local c dir inc
-	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$TOP"/patches/*.patch | sort -u |
+	[ $# -gt 0 ] || set -- $(sed '/^#/d;/^$/d;s|^|'"$TOP"'/patches/|' "$TOP/patches/series")
+	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$@" | sort -u |
 		while read -r c; do
 			case "$c" in
 			arch/*) [[ "$c" == arch/$SRCARCH/* ]] || continue ;;
