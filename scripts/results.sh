@@ -95,10 +95,11 @@ frame_results() {
 		for (i = from; i <= to; i++) print "    | " lines[i]
 	}
 	function also(why, more) { return why == "" ? more : why "; " more }
-	# How QEMU ended (boot.sh: -no-reboot, pvpanic with panic=exit-failure).
+	# How QEMU ended (boot.sh: -no-reboot; pvpanic with panic=none, so a
+	# panic ends as a reboot, status 0; status 1 came from panic=exit-failure).
 	function how(rc) {
 		if (rc == 1) return "qemu exit status 1: a kernel panic (pvpanic)"
-		if (rc == 0) return "qemu exit status 0: the guest reset (triple fault or reboot)"
+		if (rc == 0) return "qemu exit status 0: the guest reset (a panic, a triple fault or a reboot)"
 		return "qemu exit status " rc
 	}
 	function new_frame(name) {
