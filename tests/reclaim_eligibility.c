@@ -621,10 +621,14 @@ static void woken_across_nodes(struct __test_metadata *_metadata, int worker)
 	/* Each stack on one node, whichever the stack cache gave it. */
 	EXPECT_EQ(NR, on_node);
 	/*
-	 * And CPU 0 (node 0) did serve stacks of node 1: all but those the
-	 * stack cache (two per CPU) may have given from node 0.
+	 * And CPU 0 (node 0) did serve stacks of node 1, so that the case
+	 * ran at all: most of them, not all. Fork's stack cache (two per
+	 * CPU) hands CPU 1 stacks of whichever node they were made on, and
+	 * refills as earlier threads exit there: three of eight came from
+	 * node 0 in one arm64 run (2026-12-06).
 	 */
-	EXPECT_LE(NR - 2, on_node1);
+	TH_LOG("%d of %d stacks on node 1", on_node1, NR);
+	EXPECT_LE(NR / 2, on_node1);
 	__atomic_store_n(&second_word, 1, __ATOMIC_RELEASE);
 	rk_futex(&second_word, FUTEX_WAKE_PRIVATE, INT_MAX);
 	EXPECT_EQ(NR, rk_pop_finish(&pop));
