@@ -21,11 +21,14 @@ log "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null || die "apt-get update failed"
 
-# Prefer the kernel source version the series was rebased on.
+# Prefer the kernel source version the series was rebased on. The list is
+# read whole first: grep -q stops at the first match, and with pipefail the
+# SIGPIPE it leaves apt-cache made a present version look gone.
+madison=$(apt-cache madison "$SRC_PKG")
 pkgs=()
 for p in "${missing[@]}"; do
 	if [ "$p" = "$SRC_PKG" ] &&
-	   apt-cache madison "$SRC_PKG" | grep -qF "| $SRC_VERSION_PINNED |"; then
+	   grep -qF "| $SRC_VERSION_PINNED |" <<< "$madison"; then
 		p="$SRC_PKG=$SRC_VERSION_PINNED"
 	elif [ "$p" = "$SRC_PKG" ]; then
 		echo "warning: $SRC_PKG $SRC_VERSION_PINNED is gone from the archive;" \
