@@ -6,15 +6,29 @@
 # kernel is compiled with the feature on (rkstack) and off (base), each in
 # its own output directory, incrementally (ccache):
 #   objects  (default) the objects that patch changes which the config
-#            builds (touched_objects()): compile errors and warnings in
-#            what the patch changed; not link errors, nor breakage in a
-#            file the patch leaves alone that includes a header it changed;
+#            builds (touched_objects()), and those that include a header
+#            of the series it changes (header_users(): the scheduler when
+#            stack_reclaim.h changes): compile errors and warnings there;
+#            not link errors, nor breakage in a file the patch leaves
+#            alone that includes a pristine header it changed (sched.h);
 #   full     the whole kernel image: everything, at the price of a near
 #            full rebuild after each patch that changes a common header.
 # Each config is the one its fragments give on the whole series, put
 # through olddefconfig at each step (which drops the options a step does
 # not have yet). checkpatch.pl --strict runs on every patch too
-# (checkpatch.sh). One PASS/FAIL per patch and config, in
+# (checkpatch.sh).
+#
+# The series offers the feature on x86 only late, in review order (the
+# unwinder hardening first), so up to there "on" would compile what
+# "off" does. The x86 enable patch (found as the one patch that touches
+# arch/x86/Kconfig; it must touch no file another patch touches) is
+# therefore applied early, right after the patch that defines
+# HAVE_ARCH_RECLAIMABLE_STACK, and skipped where the series reaches it:
+# every step from there on compiles with the feature on. "off" is then
+# RECLAIMABLE_STACK=n with the arch hook selected, as a distribution
+# kernel with the whole series and the feature not chosen.
+#
+# One PASS/FAIL per patch and config, in
 # $RESULTS_D/bisect-MODE; a failure's log is $LOGS/bisect-NNNN-CONFIG.log.
 export ARCH=${ARCH:-x86_64}
 . "$(dirname "$0")/lib.sh"
@@ -43,13 +57,41 @@ done
 rm -rf "$KSRC"
 cp -al "$BUILD/src/pristine" "$KSRC"
 
+# patch_files PATCH: the files it changes, one per line.
+patch_files() {
+	sed -n 's,^+++ b/,,p' "$1" | sort -u
+}
+series=$(sed '/^#/d;/^$/d' "$TOP/patches/series")
+early=$(cd "$TOP/patches" && grep -l '^+++ b/arch/x86/Kconfig$' $series) ||
+	die "no patch of the series touches arch/x86/Kconfig"
+[ "$(wc -w <<< "$early")" -eq 1 ] || die "more than one x86 enable patch: $early"
+defines=$(cd "$TOP/patches" &&
+	  grep -l '^+config HAVE_ARCH_RECLAIMABLE_STACK$' $series) ||
+	die "no patch defines HAVE_ARCH_RECLAIMABLE_STACK"
+for q in $series; do
+	[ "$q" = "$early" ] && continue
+	shared=$(comm -12 <(patch_files "$TOP/patches/$early") \
+			  <(patch_files "$TOP/patches/$q"))
+	[ -z "$shared" ] || die "$early cannot move: $q also changes $shared"
+done
+
+# apply PATCH: onto $KSRC, exactly (no fuzz).
+apply() {
+	patch -d "$KSRC" -p1 -F0 -N --no-backup-if-mismatch -s < "$TOP/patches/$1" ||
+		die "$1 does not apply (see make check's am-test)"
+}
+
 n=0 failed=0
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	n=$((n + 1))
 	num=$(printf '%04d' "$n")
-	patch -d "$KSRC" -p1 -F0 -N --no-backup-if-mismatch -s < "$TOP/patches/$p" ||
-		die "$p does not apply (see make check's am-test)"
+	if [ "$p" = "$early" ]; then
+		log "$num ${p%.patch}: applied early, after $defines"
+	else
+		apply "$p"
+	fi
+	[ "$p" != "$defines" ] || apply "$early"
 	for c in $configs; do
 		KOUT=$root/$ARCH-$c
 		tag="bisect/$num-$c"
@@ -61,7 +103,9 @@ while read -r p; do
 			[ $rc -ne 0 ] || kmake "${KIMAGE##*/}" >> "$out" 2>&1 || rc=$?
 			what="kernel"
 		else
-			mapfile -t objs < <(SRC=$KSRC touched_objects "$TOP/patches/$p")
+			mapfile -t objs < <(export SRC=$KSRC
+				{ touched_objects "$TOP/patches/$p"
+				  header_users "$TOP/patches/$p"; } | sort -u)
 			what="${#objs[@]} object(s)"
 			if [ $rc -eq 0 ] && [ ${#objs[@]} -gt 0 ]; then
 				kmake prepare >> "$out" 2>&1 &&

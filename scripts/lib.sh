@@ -200,24 +200,50 @@ SRCARCH=$KARCH
 
 # touched_objects [PATCH...]: the objects ($SRC, $KOUT, $SRCARCH) that
 # compile every C file the patches (default: the series) touch on this
-# arch (config-matrix.sh, lint.sh, bisect.sh): its own .o, or that of the
-# file that #includes it (kernel/sched's build_utility.c includes
-# loadavg.c; stack_reclaim.c its KUnit file).
+# arch (config-matrix.sh, lint.sh, bisect.sh).
 touched_objects() {
-	local c dir inc
 	[ $# -gt 0 ] || set -- $(sed '/^#/d;/^$/d;s|^|'"$TOP"'/patches/|' "$TOP/patches/series")
-	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$@" | sort -u |
-		while read -r c; do
-			case "$c" in
-			arch/*) [[ "$c" == arch/$SRCARCH/* ]] || continue ;;
+	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$@" | objects_of
+}
+
+# header_users PATCH: the objects that include a header PATCH changes
+# which the pristine tree does not have (include/linux/stack_reclaim.h,
+# the trace events), directly or through a header of their own directory
+# (kernel/sched/sched.h), so that a step that changes such a header also
+# compiles the scheduler that calls its hooks. Pristine headers are left
+# out: the users of sched.h are the whole kernel (bisect.sh full).
+header_users() {
+	local h u
+	sed -n 's,^+++ b/include/\(.*\.h\)$,\1,p' "$1" | sort -u |
+		while read -r h; do
+			[ -e "$BUILD/src/pristine/include/$h" ] && continue
+			grep -rlF --include='*.[ch]' "#include <$h>" \
+				"$SRC"/{kernel,mm,fs,drivers/android,arch/$SRCARCH} || true
+		done | while read -r u; do
+			case "$u" in
+			*.c) echo "$u" ;;
+			*.h) grep -lF "#include \"${u##*/}\"" "${u%/*}"/*.c || true ;;
 			esac
-			[ -f "$SRC/$c.c" ] || continue
-			dir=${c%/*}
-			inc=$(grep -lF "#include \"${c##*/}.c\"" "$SRC/$dir"/*.c |
-				head -1 || true)
-			[ -n "$inc" ] && c=$dir/$(basename "$inc" .c)
-			configured "$c" && echo "$c.o"
-		done | sort -u
+		done | sed "s|^$SRC/||;s|\\.c\$||" | objects_of
+}
+
+# objects_of: for each DIR/NAME (no .c) on stdin, the object that
+# compiles it on this arch and config: its own .o, or that of the file
+# that #includes it (kernel/sched's build_utility.c includes loadavg.c;
+# stack_reclaim.c its KUnit file). Sorted, each once.
+objects_of() {
+	local c dir inc
+	sort -u | while read -r c; do
+		case "$c" in
+		arch/*) [[ "$c" == arch/$SRCARCH/* ]] || continue ;;
+		esac
+		[ -f "$SRC/$c.c" ] || continue
+		dir=${c%/*}
+		inc=$(grep -lF "#include \"${c##*/}.c\"" "$SRC/$dir"/*.c |
+			head -1 || true)
+		[ -n "$inc" ] && c=$dir/$(basename "$inc" .c)
+		configured "$c" && echo "$c.o"
+	done | sort -u
 }
 
 # configured DIR/NAME: the config builds DIR/NAME.o. Kbuild compiles a
