@@ -28,20 +28,14 @@ install -m 755 "$TOP/guest/init" "$root/init"
 [ -z "$GUEST_TOOLS" ] || "$TOP/scripts/copy-dynamic.sh" "$root" $GUEST_TOOLS
 
 # tests/*.c go to /tests (run by "all"), bench/*.c (demo and benchmarks,
-# run only by name) to /bench.
-selftests=$SRC/tools/testing/selftests
-mkdir -p "$root/bench"
-for c in "$TOP"/tests/*.c "$TOP"/bench/*.c; do
-	name=$(basename "$c" .c)
-	dir=$(basename "$(dirname "$c")")
-	bin=$out/$dir-$name
-	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ] || [ "$HDR/.stamp" -nt "$bin" ] ||
-	   [ -n "$(find "$TOP/tests" "$TOP/bench" -name '*.h' -newer "$bin")" ]; then
-		$TEST_CC -static -O2 -Wall -Wextra -Wno-unused-parameter -Wno-clobbered -Werror -pthread \
-			-isystem "$HDR/include" -I "$selftests" -I "$TOP/tests" -I "$TOP/bench" \
-			-o "$bin" "$c" -lm || die "program $dir/$name failed to build"
-	fi
-	cp "$bin" "$root/$dir/$name"
+# run only by name) to /bench, each built by its Makefile (tests/rk.mk,
+# kselftest's lib.mk), which rebuilds what is stale.
+for dir in tests bench; do
+	mkdir -p "$out/$dir" "$root/$dir"
+	make -s -C "$TOP/$dir" SELFTESTS="$SRC/tools/testing/selftests" \
+		OUTPUT="$out/$dir" CC="$TEST_CC" KHDR_INCLUDES="-isystem $HDR/include" \
+		RK_DEPS="$HDR/.stamp" || die "the programs of $dir/ failed to build"
+	cp "$out/$dir"/* "$root/$dir/"
 done
 
 # Upstream kselftests, when scripts/kselftests.sh has built them.

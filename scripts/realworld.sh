@@ -21,7 +21,7 @@ case "$CONFIG" in rk*) ;; *) die "make realworld needs a feature build (REALWORL
 start=$(date +%s)
 prepare_guest	# the initramfs step builds bench/census
 tarball=$("$TOP/scripts/rootfs.sh")
-img=$("$TOP/scripts/rootfs-image.sh" "$tarball" "$BUILD/$ARCH-initramfs/bench-census")
+img=$("$TOP/scripts/rootfs-image.sh" "$tarball" "$BUILD/$ARCH-initramfs/bench/census")
 
 out=$BUILD/realworld/$ARCH
 mkdir -p "$out"
