@@ -35,7 +35,10 @@ for dir in tests bench; do
 	make -s -C "$TOP/$dir" SELFTESTS="$SRC/tools/testing/selftests" \
 		OUTPUT="$out/$dir" CC="$TEST_CC" KHDR_INCLUDES="-isystem $HDR/include" \
 		RK_DEPS="$HDR/.stamp" || die "the programs of $dir/ failed to build"
-	cp "$out/$dir"/* "$root/$dir/"
+	# What the sources make now, not what a removed one left behind.
+	for c in "$TOP/$dir"/*.c; do
+		cp "$out/$dir/$(basename "$c" .c)" "$root/$dir/"
+	done
 done
 
 # Upstream kselftests, when scripts/kselftests.sh has built them.
