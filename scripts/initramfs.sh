@@ -32,7 +32,7 @@ install -m 755 "$TOP/guest/init" "$root/init"
 # kselftest's lib.mk), which rebuilds what is stale.
 for dir in tests bench; do
 	mkdir -p "$out/$dir" "$root/$dir"
-	make -s -C "$TOP/$dir" SELFTESTS="$SRC/tools/testing/selftests" \
+	selftest_make -s -C "$TOP/$dir" SELFTESTS="$SRC/tools/testing/selftests" \
 		OUTPUT="$out/$dir" CC="$TEST_CC" KHDR_INCLUDES="-isystem $HDR/include" \
 		RK_DEPS="$HDR/.stamp" || die "the programs of $dir/ failed to build"
 	# What the sources make now, not what a removed one left behind.

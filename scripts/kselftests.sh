@@ -48,7 +48,7 @@ build() {
 			"$list" | sort -u)
 		mkdir -p "$out/$d"
 		# shellcheck disable=SC2086 # one target per word
-		make -s -C "$st/$d" OUTPUT="$out/$d" CC="$TEST_CC" \
+		selftest_make -s -C "$st/$d" OUTPUT="$out/$d" CC="$TEST_CC" \
 			KHDR_INCLUDES="-isystem $HDR/include" USERLDFLAGS="-static -s" \
 			$progs || return 1
 	done

@@ -198,6 +198,17 @@ kmake() {
 SRCARCH=$KARCH
 [ "$KARCH" = x86_64 ] && SRCARCH=x86
 
+# selftest_make ARGS...: make for a kselftest-style Makefile (lib.mk), with
+# none of the caller's build flags: lib.mk adds CFLAGS, LDFLAGS and LLVM
+# from the environment, and a CFLAGS given to a make above us would come
+# down in MAKEFLAGS and override every "CFLAGS +=" (a dynamic binary,
+# which the busybox-only guest cannot run).
+selftest_make() {
+	env -u MAKEFLAGS -u MFLAGS -u CFLAGS -u CPPFLAGS \
+		-u LDFLAGS -u LDLIBS -u TARGET_ARCH -u USERCFLAGS -u USERLDFLAGS \
+		-u LLVM make "$@"
+}
+
 # touched_objects [PATCH...]: the objects ($SRC, $KOUT, $SRCARCH) that
 # compile every C file the patches (default: the series) touch on this
 # arch (config-matrix.sh, lint.sh, bisect.sh).

@@ -11,6 +11,14 @@
 ifeq ($(SELFTESTS),)
 $(error SELFTESTS: the tree's tools/testing/selftests is needed)
 endif
+ifeq ($(OUTPUT),)
+$(error OUTPUT: the directory for the programs is needed)
+endif
+ifneq ($(RK_DEPS),)
+ifeq ($(wildcard $(RK_DEPS)),)
+$(error RK_DEPS: no $(RK_DEPS))
+endif
+endif
 RK_TOP := $(realpath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 
 TEST_GEN_PROGS := $(patsubst %.c,%,$(wildcard *.c))
@@ -19,6 +27,7 @@ CFLAGS += -static -O2 -Wall -Wextra -Wno-unused-parameter -Wno-clobbered \
 	  -I $(RK_TOP)/tests -I $(RK_TOP)/bench
 LDLIBS += -lm
 # Prerequisites of every program, left off its link line by lib.mk.
-LOCAL_HDRS += $(wildcard $(RK_TOP)/tests/*.h $(RK_TOP)/bench/*.h) $(RK_DEPS)
+LOCAL_HDRS += $(wildcard $(RK_TOP)/tests/*.h $(RK_TOP)/bench/*.h) \
+	      $(RK_TOP)/tests/rk.mk $(RK_DEPS)
 
 include $(SELFTESTS)/lib.mk
