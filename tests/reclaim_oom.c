@@ -48,15 +48,17 @@ static int victim(int ready_fd, int go_fd)
 }
 
 FIXTURE(oom) {
-	int unused;
+	struct rk_switch sw;
 };
 
 FIXTURE_SETUP(oom)
 {
+	rk_switch_save(&self->sw);
 }
 
 FIXTURE_TEARDOWN(oom)
 {
+	rk_switch_restore(&self->sw);
 }
 
 TEST_F_TIMEOUT(oom, kill_with_reclaimed_stacks, 300)

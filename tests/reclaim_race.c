@@ -129,16 +129,18 @@ static void *reclaimer(void *arg)
 }
 
 FIXTURE(race) {
-	int unused;
+	struct rk_switch sw;
 };
 
 FIXTURE_SETUP(race)
 {
+	rk_switch_save(&self->sw);
 	signal(SIGPIPE, SIG_IGN);
 }
 
 FIXTURE_TEARDOWN(race)
 {
+	rk_switch_restore(&self->sw);
 }
 
 TEST_F_TIMEOUT(race, pingpong_under_reclaim, 600)

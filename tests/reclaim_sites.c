@@ -110,6 +110,7 @@ static void expect_back_to_base(struct __test_metadata *_metadata,
 
 FIXTURE(site) {
 	struct measure m;
+	struct rk_switch sw;
 };
 
 FIXTURE_VARIANT(site) {
@@ -132,11 +133,13 @@ SITE(eventfd, false);	/* not annotated: must keep its stack */
 
 FIXTURE_SETUP(site)
 {
+	rk_switch_save(&self->sw);
 	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
 }
 
 FIXTURE_TEARDOWN(site)
 {
+	rk_switch_restore(&self->sw);
 }
 
 TEST_F_TIMEOUT(site, reclaim_then_wake, 300)
@@ -150,16 +153,19 @@ TEST_F_TIMEOUT(site, reclaim_then_wake, 300)
 	expect_back_to_base(_metadata, &self->m);
 }
 
+/* Tests that switch the feature: the switch comes back in the teardown. */
 FIXTURE(pop) {
-	int unused;
+	struct rk_switch sw;
 };
 
 FIXTURE_SETUP(pop)
 {
+	rk_switch_save(&self->sw);
 }
 
 FIXTURE_TEARDOWN(pop)
 {
+	rk_switch_restore(&self->sw);
 }
 
 TEST_F_TIMEOUT(pop, sched_fifo_keeps_stack, 300)
@@ -282,7 +288,6 @@ TEST_F_TIMEOUT(pop, switch_off_with_stacks_reclaimed, 300)
 	futex_reclaimed_by(_metadata, &m, switch_off_after_reclaim);
 	EXPECT_EQ(0, rk_read_long(SYSCTL));
 	expect_back_to_base(_metadata, &m);
-	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
 }
 
 TEST_F_TIMEOUT(pop, switched_off_reclaims_nothing, 300)
@@ -294,10 +299,9 @@ TEST_F_TIMEOUT(pop, switched_off_reclaims_nothing, 300)
 			       reclaim_drop_caches));
 	EXPECT_EQ(0, m.pages);
 	expect_back_to_base(_metadata, &m);
-	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
 }
 
-TEST(sysctl_rejects_bad_values)
+TEST_F(pop, sysctl_rejects_bad_values)
 {
 	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
 	EXPECT_EQ(-EINVAL, rk_write_file(SYSCTL, "2"));
@@ -306,7 +310,6 @@ TEST(sysctl_rejects_bad_values)
 	ASSERT_EQ(0, rk_write_file(SYSCTL, "0"));
 	EXPECT_EQ(-EINVAL, rk_write_file(SYSCTL, "-1"));
 	EXPECT_EQ(0, rk_read_long(SYSCTL));
-	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
 }
 
 /*

@@ -1107,11 +1107,12 @@ static void report_stall(struct __test_metadata *_metadata, int s)
 }
 
 FIXTURE(stress) {
-	int unused;
+	struct rk_switch sw;
 };
 
 FIXTURE_SETUP(stress)
 {
+	rk_switch_save(&self->sw);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -1142,6 +1143,7 @@ FIXTURE_TEARDOWN(stress)
 	rmdir(CG_POP);
 	rmdir(CG_HOG);
 	rmdir(CG);
+	rk_switch_restore(&self->sw);
 }
 
 static pid_t fork_child(int (*fn)(long), long arg)

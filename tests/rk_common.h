@@ -173,6 +173,36 @@ static inline int rk_save_set(const char *path, char *old, size_t len,
 }
 
 /*
+ * The feature switch as a test found it. A fixture that changes the switch
+ * saves it in its setup and puts it back in its teardown, which the
+ * kselftest harness runs after a failed ASSERT too: one failure must not
+ * leave the switch off (or on) for the tests after it.
+ */
+#define RK_SWITCH	"/proc/sys/vm/reclaimable_stacks"
+
+struct rk_switch {
+	char old[16];	/* what it held, newline included; "" if unread */
+};
+
+static inline void rk_switch_save(struct rk_switch *s)
+{
+	FILE *f = fopen(RK_SWITCH, "r");
+
+	s->old[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(s->old, sizeof(s->old), f))
+		s->old[0] = '\0';
+	fclose(f);
+}
+
+static inline void rk_switch_restore(const struct rk_switch *s)
+{
+	if (s->old[0])
+		rk_write_file(RK_SWITCH, s->old);
+}
+
+/*
  * The text of each kernel log record from fd's position (/dev/kmsg opened
  * O_NONBLOCK) up to now, one line each, into buf (NUL-terminated, cut at
  * len). Records lost to a wrapped buffer (EPIPE) are skipped. Returns the
