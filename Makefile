@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants lint bisect realworld tree export clean
+.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants lint bisect tcg-keyflip realworld tree export clean
 
 help:
 	@sed -n 's/^- `\(make [a-z]*\)`: /\1\t/p' README.md | expand -t 18
@@ -63,6 +63,13 @@ lint: source
 # checkpatch'd: BISECT=full builds the whole kernel at each step.
 bisect: source
 	$(S)/bisect.sh $(or $(BISECT),objects)
+
+# Does this QEMU's multi-threaded TCG survive text patching? (boot.sh's
+# BOOT_TCG; about 8 minutes.)
+tcg-keyflip: source
+	ARCH=x86_64 CONFIG=base $(S)/kernel.sh
+	ARCH=x86_64 $(S)/initramfs.sh > /dev/null
+	$(S)/tcg-keyflip.sh
 
 tree: deps
 	$(S)/tree.sh

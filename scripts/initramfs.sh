@@ -25,6 +25,8 @@ for t in sh mount umount mkdir cat echo grep sed awk sleep poweroff sync \
 	ln -s busybox "$root/bin/$t"
 done
 install -m 755 "$TOP/guest/init" "$root/init"
+mkdir -p "$root/bench"
+install -m 755 "$TOP/guest/tcg_keyflip" "$root/bench/tcg_keyflip"
 [ -z "$GUEST_TOOLS" ] || "$TOP/scripts/copy-dynamic.sh" "$root" $GUEST_TOOLS
 
 # tests/*.c go to /tests (run by "all"), bench/*.c (demo and benchmarks,
