@@ -26,8 +26,6 @@ smoke=${BENCH_SMOKE:-0}
 clock=${BENCH_CLOCK:-icount}
 case "$clock" in wall|icount) ;; *) die "BENCH_CLOCK=$clock: want wall or icount" ;; esac
 export BOOT_CLOCK=$clock
-# Every program flips vm.reclaimable_stacks per A/B slice: see boot.sh.
-export BOOT_TCG=${BOOT_TCG:-single}
 boots=${BENCH_BOOTS:-1}
 int_in BENCH_BOOTS "$boots" 1 5
 aa=${BENCH_AA:-0}

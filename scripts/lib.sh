@@ -81,6 +81,8 @@ x86_64)
 	CROSS_COMPILE=
 	KIMAGE=arch/x86/boot/bzImage
 	QEMU=qemu-system-x86_64
+	# Multi-threaded TCG mishandles x86 text patching: see boot.sh.
+	BOOT_TCG_DEFAULT=single
 	QEMU_MACHINE="-machine q35 -cpu max"
 	QEMU_CONSOLE=ttyS0
 	QEMU_PANIC_DEV="-device pvpanic"
@@ -101,6 +103,7 @@ arm64)
 	CROSS_COMPILE=aarch64-linux-gnu-
 	KIMAGE=arch/arm64/boot/Image
 	QEMU=qemu-system-aarch64
+	BOOT_TCG_DEFAULT=multi
 	# pauth-impdef: QEMU's own pointer-authentication hash, far cheaper
 	# under TCG than the architected QARMA5.
 	QEMU_MACHINE="-machine virt -cpu max,pauth-impdef=on"
