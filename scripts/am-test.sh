@@ -18,7 +18,7 @@ tag=am-test/git-am-onto-pristine
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-mapfile -t patches < <(sed '/^#/d;/^$/d;s|^|'"$TOP"'/patches/|' "$TOP/patches/series")
+mapfile -t patches < <(series_patches)
 [ ${#patches[@]} -gt 0 ] || die "patches/series lists no patch"
 # Every path a patch names, old or new (a rename names both).
 mapfile -t files < <(sed -nE 's|^diff --git a/([^ ]+) b/([^ ]+)$|\1\n\2|p' \

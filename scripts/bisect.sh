@@ -57,41 +57,35 @@ done
 rm -rf "$KSRC"
 cp -al "$BUILD/src/pristine" "$KSRC"
 
-# patch_files PATCH: the files it changes, one per line.
-patch_files() {
-	sed -n 's,^+++ b/,,p' "$1" | sort -u
-}
-series=$(sed '/^#/d;/^$/d' "$TOP/patches/series")
-early=$(cd "$TOP/patches" && grep -l '^+++ b/arch/x86/Kconfig$' $series) ||
+series=$(series_patches)
+early=$(grep -l '^+++ b/arch/x86/Kconfig$' $series) ||
 	die "no patch of the series touches arch/x86/Kconfig"
 [ "$(wc -w <<< "$early")" -eq 1 ] || die "more than one x86 enable patch: $early"
-defines=$(cd "$TOP/patches" &&
-	  grep -l '^+config HAVE_ARCH_RECLAIMABLE_STACK$' $series) ||
+defines=$(grep -l '^+config HAVE_ARCH_RECLAIMABLE_STACK$' $series) ||
 	die "no patch defines HAVE_ARCH_RECLAIMABLE_STACK"
 for q in $series; do
 	[ "$q" = "$early" ] && continue
-	shared=$(comm -12 <(patch_files "$TOP/patches/$early") \
-			  <(patch_files "$TOP/patches/$q"))
-	[ -z "$shared" ] || die "$early cannot move: $q also changes $shared"
+	shared=$(comm -12 <(patch_files "$early") <(patch_files "$q"))
+	[ -z "$shared" ] || die "${early##*/} cannot move: ${q##*/} also changes $shared"
 done
 
 # apply PATCH: onto $KSRC, exactly (no fuzz).
 apply() {
-	patch -d "$KSRC" -p1 -F0 -N --no-backup-if-mismatch -s < "$TOP/patches/$1" ||
-		die "$1 does not apply (see make check's am-test)"
+	patch -d "$KSRC" -p1 -F0 -N --no-backup-if-mismatch -s < "$1" ||
+		die "${1##*/} does not apply (see make check's am-test)"
 }
 
 n=0 failed=0
-while read -r p; do
-	case "$p" in ''|'#'*) continue ;; esac
+for path in $series; do
+	p=${path##*/}
 	n=$((n + 1))
 	num=$(printf '%04d' "$n")
-	if [ "$p" = "$early" ]; then
-		log "$num ${p%.patch}: applied early, after $defines"
+	if [ "$path" = "$early" ]; then
+		log "$num ${p%.patch}: applied early, after ${defines##*/}"
 	else
-		apply "$p"
+		apply "$path"
 	fi
-	[ "$p" != "$defines" ] || apply "$early"
+	[ "$path" != "$defines" ] || apply "$early"
 	for c in $configs; do
 		KOUT=$root/$ARCH-$c
 		tag="bisect/$num-$c"
@@ -104,8 +98,8 @@ while read -r p; do
 			what="kernel"
 		else
 			mapfile -t objs < <(export SRC=$KSRC
-				{ touched_objects "$TOP/patches/$p"
-				  header_users "$TOP/patches/$p"; } | sort -u)
+				{ touched_objects "$path"
+				  header_users "$path"; } | sort -u)
 			what="${#objs[@]} object(s)"
 			if [ $rc -eq 0 ] && [ ${#objs[@]} -gt 0 ]; then
 				kmake prepare >> "$out" 2>&1 &&
@@ -122,7 +116,7 @@ while read -r p; do
 		fi
 	done
 	log "$num ${p%.patch}: built ($mode)"
-done < "$TOP/patches/series"
+done
 log "bisect ($mode): $n patches x ($configs), $failed failure(s), $(( $(date +%s) - t0 )) s"
 results_total "$(results_file)" "$RESULTS_D/checkpatch"
 [ "$failed" -eq 0 ]

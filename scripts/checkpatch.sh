@@ -8,7 +8,7 @@
 pristine=$BUILD/src/pristine
 [ -x "$pristine/scripts/checkpatch.pl" ] || die "no $pristine: run 'make source'"
 results_open checkpatch
-[ $# -gt 0 ] || set -- $(sed '/^#/d;/^$/d;s|^|'"$TOP"'/patches/|' "$TOP/patches/series")
+[ $# -gt 0 ] || set -- $(series_patches)
 rc=0
 for p in "$@"; do
 	p=$(realpath "$p")

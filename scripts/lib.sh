@@ -201,6 +201,11 @@ kmake() {
 SRCARCH=$KARCH
 [ "$KARCH" = x86_64 ] && SRCARCH=x86
 
+# series_patches: the patch files of patches/series, in order, one path
+# each. patch_files PATCH: the files PATCH changes, one each.
+series_patches() { sed '/^#/d;/^$/d;s|^|'"$TOP"'/patches/|' "$TOP/patches/series"; }
+patch_files() { sed -n 's,^+++ b/,,p' "$1" | sort -u; }
+
 # selftest_make ARGS...: make for a kselftest-style Makefile (lib.mk), with
 # none of the caller's build flags: lib.mk adds CFLAGS, LDFLAGS and LLVM
 # from the environment, and a CFLAGS given to a make above us would come
@@ -216,7 +221,7 @@ selftest_make() {
 # compile every C file the patches (default: the series) touch on this
 # arch (config-matrix.sh, lint.sh, bisect.sh).
 touched_objects() {
-	[ $# -gt 0 ] || set -- $(sed '/^#/d;/^$/d;s|^|'"$TOP"'/patches/|' "$TOP/patches/series")
+	[ $# -gt 0 ] || set -- $(series_patches)
 	sed -n 's,^+++ b/\(.*\)\.c$,\1,p' "$@" | objects_of
 }
 

@@ -33,7 +33,7 @@ header() { sed -n "s/^# $1: *//p" "$2" | head -1; }
 restore() {
 	patch -d "$src" -p1 -R -s --no-backup-if-mismatch < "$1" ||
 		die "cannot reverse $1: rerun scripts/source.sh after removing $src/.series-stamp"
-	sed -n 's|^+++ b/||p' "$1" | (cd "$src" && xargs touch)
+	patch_files "$1" | (cd "$src" && xargs touch)
 }
 
 for name in "${names[@]}"; do

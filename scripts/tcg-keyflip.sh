@@ -10,6 +10,7 @@
 export ARCH=x86_64 CONFIG=base
 . "$(dirname "$0")/lib.sh"
 
+prepare_guest
 n=${1:-100}
 for i in $(seq "${BOOTS:-3}"); do
 	BOOT_TCG=multi "$TOP/scripts/boot.sh" "tcg-keyflip-multi-$i" tcg_keyflip "$n,2" || true

@@ -52,24 +52,20 @@ static const struct rk_site io_flusher_site = {
 };
 
 FIXTURE(elig) {
-	long old_switch;
+	struct rk_switch sw;
 };
 
 FIXTURE_SETUP(elig)
 {
-	self->old_switch = rk_read_long(SWITCH);
-	if (self->old_switch < 0)
+	rk_switch_save(&self->sw);
+	if (!self->sw.old[0])
 		SKIP(return, "no %s: kernel without the feature", SWITCH);
 	ASSERT_EQ(0, rk_write_file(SWITCH, "1"));
 }
 
 FIXTURE_TEARDOWN(elig)
 {
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%ld", self->old_switch);
-	if (self->old_switch >= 0)
-		rk_write_file(SWITCH, buf);
+	rk_switch_restore(&self->sw);
 }
 
 TEST_F(elig, io_flusher_keeps_stack)

@@ -157,18 +157,23 @@ static inline long rk_read_long(const char *path)
 	return v;
 }
 
+/* The first line of @path, newline included, into @buf; -1 if unread. */
+static inline int rk_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fgets(buf, len, f);
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
 /* Keep what @path holds (with its newline) in @old, then write @val. */
 static inline int rk_save_set(const char *path, char *old, size_t len,
 			      const char *val)
 {
-	FILE *f = fopen(path, "r");
-
-	if (!f || !fgets(old, len, f)) {
-		if (f)
-			fclose(f);
+	if (rk_read_line(path, old, len))
 		return -1;
-	}
-	fclose(f);
 	return rk_write_file(path, val);
 }
 
@@ -186,14 +191,8 @@ struct rk_switch {
 
 static inline void rk_switch_save(struct rk_switch *s)
 {
-	FILE *f = fopen(RK_SWITCH, "r");
-
-	s->old[0] = '\0';
-	if (!f)
-		return;
-	if (!fgets(s->old, sizeof(s->old), f))
+	if (rk_read_line(RK_SWITCH, s->old, sizeof(s->old)))
 		s->old[0] = '\0';
-	fclose(f);
 }
 
 static inline void rk_switch_restore(const struct rk_switch *s)
