@@ -38,7 +38,9 @@
  *
  * On a kernel without the feature only "vanilla" runs (the same as
  * unreclaimed). Reported: per round and mode median_us; over all rounds
- * per mode p50_us, p90_us, p99_us and count (round=0).
+ * per mode p50_us, p90_us, p99_us and count (round=0), and the
+ * distribution of every sample (@@RK-HIST lines, rk_bench.h) for the
+ * host's plot.
  *
  * Arguments: rounds= threads= pause_ms= pin=. Any other key is an
  * error (make bench boots each program with its own arguments).
@@ -304,6 +306,7 @@ int main(int argc, char **argv)
 		rk_report("p4_wake", name, 0, "p99_us",
 			  rk_percentile(pooled[mode], n[mode], 99));
 		rk_report("p4_wake", name, 0, "count", n[mode]);
+		rk_report_hist("p4_wake", name, pooled[mode], n[mode]);
 		printf("%s: p50 %.1f us (x%.2f of %s)\n", name, p50,
 		       p50 / rk_percentile(pooled[0], n[0], 50), have ?
 		       "unreclaimed" : "vanilla");

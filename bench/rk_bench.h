@@ -7,7 +7,12 @@
  *   @@RK-BENCH bench=<b> mode=<m> round=<r> metric=<name> value=<number>
  *
  * One line per measured value. The host takes the median over rounds of
- * each (bench, metric, mode) and the ratios between modes.
+ * each (bench, metric, mode) and the ratios between modes. A distribution
+ * (rk_report_hist) is one line per non-empty bucket:
+ *
+ *   @@RK-HIST bench=<b> mode=<m> lo_us=<edge> hi_us=<edge> count=<n>
+ *
+ * on fixed edges, the same in every boot, so the host adds the counts.
  */
 #ifndef RK_BENCH_H
 #define RK_BENCH_H
@@ -157,6 +162,42 @@ static inline void rk_report(const char *bench, const char *mode, int round,
 {
 	printf("@@RK-BENCH bench=%s mode=%s round=%d metric=%s value=%.3f\n",
 	       bench, mode, round, metric, value);
+	fflush(stdout);
+}
+
+/*
+ * Histogram edges: RK_HIST_PER_DECADE buckets a decade, bucket k holding
+ * [10^(k/D), 10^((k+1)/D)) us, k from RK_HIST_K_MIN (0.01 us) to
+ * RK_HIST_K_MAX (10 s); a value outside counts in the first or last.
+ */
+#define RK_HIST_PER_DECADE	20
+#define RK_HIST_K_MIN		(-2 * RK_HIST_PER_DECADE)
+#define RK_HIST_K_MAX		(7 * RK_HIST_PER_DECADE - 1)
+
+static inline double rk_hist_edge(int k)
+{
+	return pow(10, (double)k / RK_HIST_PER_DECADE);
+}
+
+/* The distribution of v[0..n) (us) as @@RK-HIST lines. */
+static inline void rk_report_hist(const char *bench, const char *mode,
+				  const double *v, int n)
+{
+	int count[RK_HIST_K_MAX - RK_HIST_K_MIN + 1] = { 0 };
+
+	for (int i = 0; i < n; i++) {
+		int k = v[i] > 0 ? (int)floor(log10(v[i]) * RK_HIST_PER_DECADE) :
+			RK_HIST_K_MIN;
+
+		k = k < RK_HIST_K_MIN ? RK_HIST_K_MIN :
+		    k > RK_HIST_K_MAX ? RK_HIST_K_MAX : k;
+		count[k - RK_HIST_K_MIN]++;
+	}
+	for (int k = RK_HIST_K_MIN; k <= RK_HIST_K_MAX; k++)
+		if (count[k - RK_HIST_K_MIN])
+			printf("@@RK-HIST bench=%s mode=%s lo_us=%.4g hi_us=%.4g count=%d\n",
+			       bench, mode, rk_hist_edge(k), rk_hist_edge(k + 1),
+			       count[k - RK_HIST_K_MIN]);
 	fflush(stdout);
 }
 

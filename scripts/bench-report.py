@@ -3,7 +3,9 @@
 """bench-report.py OUTDIR CONSOLE...: collect the "@@RK-BENCH" lines of the
 guest consoles into OUTDIR/samples.csv (every value), OUTDIR/summary.json
 (median, min and max per bench, metric and mode) and OUTDIR/report.md (the
-table, with the ratios between modes and each target met or missed).
+table, with the ratios between modes and each target met or missed), and
+the "@@RK-HIST" lines (a histogram on fixed bucket edges, rk_bench.h) into
+OUTDIR/hist-<bench>.csv, counts added over consoles (plot.sh hist draws it).
 
 A console named ...-b<K>-[aa-]<program>.log is boot K of that program (bench.sh
 BENCH_BOOTS); values of all boots are pooled. The noise of the instrument
@@ -30,6 +32,9 @@ from collections import defaultdict
 
 LINE = re.compile(r"@@RK-BENCH bench=(\S+) mode=(\S+) round=(\d+) "
                   r"metric=(\S+) value=(-?(?:\d+\.?\d*|nan|inf))")
+EDGE = r"(\d+(?:\.\d*)?(?:e[+-]?\d+)?)"
+HIST = re.compile(r"@@RK-HIST bench=(\S+) mode=(\S+) lo_us=" + EDGE +
+                  r" hi_us=" + EDGE + r" count=(\d+)")
 BOOT = re.compile(r"-b(\d+)-(?:aa-)?[^-]+\.log$")
 
 # One convention: a ratio is a cost, > 1 always worse: time (or latency)
@@ -90,8 +95,10 @@ ALL_OF = [
 
 def load(paths):
     """The @@RK-BENCH values as rows (bench, mode, round, metric, value,
-    boot, console)."""
+    boot, console) and the @@RK-HIST counts, {bench: {(mode, lo_us, hi_us):
+    count}}, added over every console (the edges are fixed)."""
     rows = []
+    hist = defaultdict(lambda: defaultdict(int))
     for path in paths:
         bm = BOOT.search(os.path.basename(path))
         boot = int(bm.group(1)) if bm else 1
@@ -102,7 +109,11 @@ def load(paths):
                     b, mode, rnd, metric, val = m.groups()
                     rows.append((b, mode, int(rnd), metric, float(val),
                                  boot, path))
-    return rows
+                m = HIST.search(line)
+                if m:
+                    b, mode, lo, hi, count = m.groups()
+                    hist[b][(mode, float(lo), float(hi))] += int(count)
+    return rows, hist
 
 
 def noise_of(per_boot, med):
@@ -233,15 +244,35 @@ def cost_rows(med, noise, keys, mode, against):
     return rows, entries
 
 
+def write_hist(out, hist):
+    """OUTDIR/hist-<bench>.csv: mode, bucket edges, count and the share of
+    that mode's samples (%), modes in the report's order, then by edge."""
+    for b, buckets in hist.items():
+        total = defaultdict(int)
+        for (mode, _, _), count in buckets.items():
+            total[mode] += count
+        with open(f"{out}/hist-{b}.csv", "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["mode", "lo_us", "hi_us", "count", "share_pct"])
+            for (mode, lo, hi), count in sorted(
+                    buckets.items(), key=lambda k: (mode_rank(k[0][0]), k[0][1])):
+                w.writerow([mode, lo, hi, count,
+                            f"{100 * count / total[mode]:.3f}"])
+
+
 MODES = ["on", "off", "off_a", "off_b", "vanilla", "unreclaimed", "fast",
          "deferred"]
+
+
+def mode_rank(mode):
+    return MODES.index(mode) if mode in MODES else len(MODES)
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     out, consoles = sys.argv[1], sys.argv[2:]
-    rows = load(consoles)
+    rows, hist = load(consoles)
     groups = defaultdict(list)
     per_boot = defaultdict(lambda: defaultdict(list))
     for b, mode, _, metric, val, boot, _ in rows:
@@ -256,6 +287,7 @@ def main():
         w.writerow(["bench", "mode", "round", "metric", "value", "boot",
                     "console"])
         w.writerows(rows)
+    write_hist(out, hist)
 
     modes_of = defaultdict(set)
     for b, metric, mode in med:
@@ -320,7 +352,8 @@ def main():
                    "noise": [{"bench": b, "metric": m, "spread": n}
                              for (b, m), n in sorted(noise.items())],
                    "targets": verdicts, "on_vs_off": onoff_entries,
-                   "off_vs_unpatched": zero},
+                   "off_vs_unpatched": zero,
+                   "histograms": sorted(f"hist-{b}.csv" for b in hist)},
                   f, indent=1)
     print("\n".join(lines))
     return 0 if rows else 1

@@ -150,11 +150,29 @@ if python3 "$TOP/scripts/bench-report.py" "$out" "${consoles[@]}" > /dev/null; t
 else
 	result fail "bench-$ARCH/report" "no benchmark reported anything" >> "$out/results"
 fi
+# A plot of each distribution the report collected (p4_wake's
+# wake-to-run latencies per mode): $out/<bench>.svg.
+plots=
+unit=
+[ "$clock" = icount ] && unit=": µs = thousands of guest instructions"
+for h in "$out"/hist-*.csv; do
+	[ -e "$h" ] || continue
+	b=$(basename "$h" .csv)
+	b=${b#hist-}
+	if "$TOP/scripts/plot.sh" hist "$h" "$out/$b.svg" \
+			"$b: each mode's samples, $ARCH, $clock clock$unit" && [ -s "$out/$b.svg" ]; then
+		result pass "bench-$ARCH/plot-$b" >> "$out/results"
+		plots+=" $out/$b.svg"
+	else
+		result fail "bench-$ARCH/plot-$b" "gnuplot failed" >> "$out/results"
+	fi
+done
 cat "$out/header.md" "$out/report.md" > "$out/table.md"
 cat "$out/table.md"
 ln -sfn "$(basename "$out")" "$BUILD/bench/latest"
 echo
 echo "report: $out/table.md, $out/summary.json, $out/samples.csv"
+[ -z "$plots" ] || echo "plots:$plots"
 grep '^FAIL' "$out/results" && rc=1
 [ $rc -eq 0 ] && echo "bench finished" || echo "bench FAILED (see $out/results)"
 exit $rc

@@ -47,7 +47,7 @@ if [ ! -s "$out/table.md" ]; then
 	result fail "$tag/table" "the guest printed no table" >> "$out/results"
 elif [ "$(wc -l < "$out/kernelstack.csv")" -lt 3 ]; then
 	result fail "$tag/plot" "fewer than two samples" >> "$out/results"
-elif "$TOP/scripts/plot.sh" "$out/kernelstack.csv" "$out/kernelstack.svg" \
+elif "$TOP/scripts/plot.sh" demo "$out/kernelstack.csv" "$out/kernelstack.svg" \
 		"KernelStack, $procs x $threads threads ($ARCH)" && [ -s "$out/kernelstack.svg" ]; then
 	result pass "$tag/plot" >> "$out/results"
 	echo "plot: $out/kernelstack.svg"

@@ -223,6 +223,24 @@ output_is bench-no-noise "$tmp/report.md" <<'EOF'
 | P4 wake, deferred p50 / unreclaimed p50 | 6.0606 | <= 5 | not measured | inconclusive |
 | P4 wake, deferred p99 / unreclaimed p99 | 11.5385 | <= 10 | not measured | inconclusive |
 EOF
+# p4_wake's @@RK-HIST lines: each bucket's share of its mode; the plot.
+output_is bench-hist "$tmp/hist-p4_wake.csv" <<'EOF'
+mode,lo_us,hi_us,count,share_pct
+unreclaimed,3.162,3.548,8,80.000
+fast,44.67,50.12,1,10.000
+deferred,19.95,22.39,9,90.000
+EOF
+echo "--- bench-plot"
+if ! command -v gnuplot > /dev/null; then
+	result skip "harness-selftest/bench-plot" "no gnuplot (make deps)"
+elif "$TOP/scripts/plot.sh" hist "$tmp/hist-p4_wake.csv" "$tmp/p4_wake.svg" p4_wake &&
+		grep -q '<svg' "$tmp/p4_wake.svg"; then
+	result pass "harness-selftest/bench-plot"
+else
+	result fail "harness-selftest/bench-plot" "plot.sh hist drew no SVG"
+	fail=1
+fi
+
 # check.sh's closing line over every scenario's results file: the
 # expected lines counted by state, and no ", 0 skipped" when none skipped.
 total_is() { # NAME WANT FILE...

@@ -1,20 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# plot.sh CSV SVG TITLE: KernelStack over time from the demo's samples
-# (t_s,phase,kernel_stack_kb,...), one dashed line where a phase begins.
+# plot.sh KIND CSV SVG TITLE: one SVG by gnuplot, every kind in one style.
+#   demo  KernelStack over time from the demo's samples
+#         (t_s,phase,kernel_stack_kb,...), one dashed line where a phase
+#         begins;
+#   hist  the distributions in a bench-report.py hist-<bench>.csv
+#         (mode,lo_us,hi_us,count,share_pct): a shaded box a bucket, from
+#         edge to edge, as high as its share of the mode's samples, one
+#         colour a mode; log x.
 . "$(dirname "$0")/lib.sh"
 
-csv=$1 svg=$2 title=$3
+kind=$1 csv=$2 svg=$3 title=$4
 command -v gnuplot > /dev/null || die "gnuplot missing: run 'make deps' (as root)"
-marks=$(awk -F, 'NR > 1 && $2 != last {
-	printf "set arrow from %s, graph 0 to %s, graph 1 nohead dt 2 lc rgb \"gray\"\n", $1, $1
-	printf "set label \"%s\" at %s, graph 0.97 rotate by 90 right font \",9\"\n", $2, $1
-	last = $2 }' "$csv")
-gnuplot <<GP
-set terminal svg size 900,500 dynamic background rgb "white"
-set output "$svg"
-set datafile separator ","
-set title "$title" noenhanced
+
+demo() {
+	awk -F, 'NR > 1 && $2 != last {
+		printf "set arrow from %s, graph 0 to %s, graph 1 nohead dt 2 lc rgb \"gray\"\n", $1, $1
+		printf "set label \"%s\" at %s, graph 0.97 rotate by 90 right font \",9\"\n", $2, $1
+		last = $2 }' "$csv"
+	cat <<GP
 set xlabel "time (s)"
 set ylabel "KernelStack (MiB)"
 set y2label "stack pages reclaimed (cumulative)"
@@ -23,7 +27,38 @@ set y2tics
 set yrange [0:*]
 set y2range [0:*]
 set key bottom right
-$marks
 plot "$csv" using 1:(\$3/1024) skip 1 with lines lw 2 title "KernelStack", \
      "$csv" using 1:5 skip 1 axes x1y2 with lines dt 3 title "pages reclaimed"
 GP
+}
+
+hist() {
+	local modes
+	modes=$(awk -F, 'NR > 1 && !seen[$1]++ { printf "%s ", $1 }' "$csv")
+	cat <<GP
+set xlabel "µs (log scale)"
+set ylabel "share of the mode's samples (%)"
+set logscale x
+set yrange [0:*]
+set offsets 0, 0, graph 0.05, 0
+set key outside right top
+set style fill transparent solid 0.3 border
+plot for [m in "$modes"] "$csv" \
+     using (sqrt(\$2*\$3)):(strcol(1) eq m ? \$5/2 : NaN):2:3:(0):5 skip 1 \
+     with boxxyerror lw 2 title m noenhanced
+GP
+}
+
+case "$kind" in
+demo|hist) ;;
+*) die "plot.sh: unknown kind '$kind' (demo, hist)" ;;
+esac
+{
+	cat <<GP
+set terminal svg size 900,500 dynamic background rgb "white"
+set output "$svg"
+set datafile separator ","
+set title "$title" noenhanced
+GP
+	"$kind"
+} | gnuplot
