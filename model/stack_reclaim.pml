@@ -27,22 +27,37 @@
  *             condition `cond`; ROUNDS times. Holds a task reference.
  *   Racer     a second waker (NRACE bare wakeups, no condition of its own),
  *             racing Waker and the worker; holds a task reference.
- *   Shrinker  count_objects/scan_objects: pending drain with
- *             tryget_task_struct(), the list_lru walk with second-chance
- *             aging (stack_isolate()), unmap/free of the pages, and the final
- *             RECLAIMING -> RECLAIMED | RECLAIMING_IN_USE -> REPOPULATING.
- *             Runs NSHRINK times (memory pressure events). The same process
- *             also runs the drain delayed work (stack_drain_work_fn()) when
- *             the switch-out hook kicked it: both are the same
- *             stack_drain_pending(), whose pending-list part is atomic, so
- *             running them in one process loses no interleaving that matters.
- *   Worker    stack_repopulate_work(): llist_del_all, GFP_KERNEL allocation
- *             (may fail NFAIL times, then retried), stack_install(), the
- *             REPOPULATING -> IN_USE move and wake_up_state(p,
- *             TASK_STACK_RECLAIM). Holds no task reference (none in the code
- *             either): p cannot exit before this wakeup, and try_to_wake_up()
- *             runs with preemption off (an RCU reader) so p's task_struct
- *             cannot be freed under it.
+ *   Shrinker  count_objects/scan_objects: the pending drain
+ *             (stack_drain_pending(), stack_list_pending(): the entry's task
+ *             reference dropped once p is listed), the list_lru walk with
+ *             second-chance aging (stack_isolate()), unmap/free of the pages,
+ *             and the final RECLAIMING -> RECLAIMED | RECLAIMING_IN_USE ->
+ *             REPOPULATING (stack_reclaim_batch()). Runs NSHRINK times
+ *             (memory pressure events, or passes of the idle work, see
+ *             below). The same process also runs the drain delayed work
+ *             (stack_drain_work_fn()) whenever a pending add kicked it, for
+ *             as long as the model runs: all are the same
+ *             stack_drain_pending(), and running them in one process loses
+ *             no interleaving that matters: the bit and llist_del_all() give
+ *             each pending entry to exactly one drain, and what that drain
+ *             then does to p (its LRU state, list_lru_add(), its own
+ *             reference) commutes with another drain's test of the bit.
+ *             The idle pass (stack_idle_work_fn() -> stack_idle_list() ->
+ *             stack_reclaim_batch()) is the same drain and the same walk
+ *             with another age bar and a budget of young stacks after which
+ *             the walk stops (LRU_STOP, p untouched). Ages are not modelled,
+ *             so a Shrinker call covers it: rotate or reclaim are both
+ *             choices, and a stopped walk is the count-only choice.
+ *   Worker    stack_repopulate_work() of p's node (one node here, so one
+ *             worker; its urgent-first order is moot for one task):
+ *             llist_del_all, the allocation (stack_repopulate_sleeping();
+ *             may fail NFAIL times, then p is requeued and retried),
+ *             stack_install(), the REPOPULATING -> IN_USE move and
+ *             wake_up_state(p, TASK_STACK_RECLAIM) (stack_repopulate_one()).
+ *             Holds no task reference (none in the code either): p cannot
+ *             exit before this wakeup, and try_to_wake_up() runs with
+ *             preemption off (an RCU reader) so p's task_struct cannot be
+ *             freed under it.
  *   Sysctl    vm.reclaimable_stacks written NTOGGLE times (on -> off -> on):
  *             stack_reclaim_set(); the block key goes off, the wake key stays.
  *
@@ -52,13 +67,18 @@
  * every move asserts the legal transition table (stack_legal[], whose
  * WARN_ONCE is a bug), and every WARN in the code is an assert here.
  * Locks: p->pi_lock, the rq lock of each of 2 CPUs, the list_lru lock.
- * The pending-list raw spinlock protects only single list operations on p
- * (add, the drain's pass, the unlink at free), so each such critical
- * section is one atomic step and the lock itself is not a variable.
  * p->stack_reclaim_node is one list_head: `node` says which list it is on
- * (pending, the drain's local `moving` list, the list_lru, the shrinker's
- * `dispose` list); a list_add_tail of a node that is still linked asserts.
- * The repopulation llist entry is `inq`.
+ * (the list_lru, or the scan's `dispose` list); an add of a node that is
+ * still linked asserts. p->stack_reclaim_llist is one llist_node shared by
+ * two lockless lists: `ll` says where it is as a pending entry (on the
+ * CPU's pending list, or on a drain's list taken off it by llist_del_all()
+ * until the drain's walk has gone past p), `inq` whether it is on the
+ * repopulation queue. Every llist_add() of it asserts it is on neither
+ * (LLIST_FREE), so it is never on both at once. The pending list is per
+ * CPU; one CPU's list is modelled (p is its only entry, so every add is
+ * the first), with that CPU's bit in stack_pending_cpus (`pbit`): the add
+ * sets it after its llist_add(), the drain test_and_clears it before its
+ * llist_del_all(), and the drain work is kicked after the bit is set.
  *
  * WHAT IS ABSTRACTED, AND WHY
  *
@@ -70,7 +90,10 @@
  *   waker that sees on_cpu == 0 sees the RECLAIMABLE store and the pending
  *   list add); __block_task() runs before the on_rq store-release that
  *   ttwu's smp_acquire__after_ctrl_dep() pairs with; pi_lock orders the
- *   waker's TASK_STACK_RECLAIM store before wake_up_state()'s match. The
+ *   waker's TASK_STACK_RECLAIM store before wake_up_state()'s match; the
+ *   pending add's llist_add() is a full-barrier cmpxchg before its set of
+ *   the CPU bit, and the drain's test_and_clear of the bit is a fully
+ *   ordered RMW before its llist_del_all() (an xchg). The
  *   model checks the protocol under these orderings; a missing barrier is
  *   outside what it can show (the BUG_HOOK_AFTER_ON_CPU mutant shows what
  *   the on_cpu ordering protects).
@@ -94,9 +117,13 @@
  *   once (it only adds delay); queue_work/mod_delayed_work set a pending
  *   bit that the work clears when it starts (a work item never runs
  *   concurrently with itself).
- * - RCU: rcu counts readers inside try_to_wake_up() without a reference;
- *   the task's own reference is dropped after a grace period (rcu == 0),
- *   as put_task_struct_rcu_user() -> call_rcu() does.
+ * - RCU: rcu counts readers inside try_to_wake_up() without a reference,
+ *   and the scan's walk (IRQs off) while it removes p lazily, from taking
+ *   the lru lock to dropping it; the task's own reference is dropped after
+ *   a grace period (rcu == 0), as put_task_struct_rcu_user() -> call_rcu()
+ *   does. Waiting for every reader, not only those that began before the
+ *   call_rcu(), is stricter than RCU, but exact for the race-5 requeue:
+ *   p is RECLAIMABLE there, so it exits only after the walk began.
  * - Preemption of a running p, the p == current branch of
  *   try_to_wake_up() (p blocks with IRQs off after __block_task(), so no
  *   wakeup of current can see a state other than IN_USE), RT/DL policy,
@@ -117,11 +144,17 @@
  *      fairness); the safety run also reports a stuck task as an invalid
  *      end state.
  *  (c) no double free / double repopulation: asserts in unmap/install;
- *      the llist entry is never added twice.
+ *      the llist entry is never added twice, and never on the pending list
+ *      and the repopulation queue at once (LLIST_FREE).
  *  (d) no use after the last reference: refcnt; the process that drops the
  *      last reference runs free_task() -> stack_reclaim_free(), which must
- *      leave p on no list, then sets `freed`; every access to p asserts
- *      !freed.
+ *      find p not pending (its WARN) and leave p on no list, then sets
+ *      `freed`; every access to p asserts !freed.
+ *  (e) no leaked reference: a pending entry holds one, so a pending task
+ *      the drain never takes would never be freed. When no process can
+ *      move any more, init asserts that p is not pending (the drain work
+ *      came after every add: the pbit/kick protocol) and that p, if it
+ *      exited, was freed.
  *
  * DELIBERATE BUGS (spin -DBUG_xxx; each must make verification fail)
  *
@@ -132,8 +165,16 @@
  *                          (race 1)
  *  BUG_SHRINK_NO_INUSE     shrinker's final transition stores RECLAIMED
  *                          without looking for RECLAIMING_IN_USE (race 2)
- *  BUG_DRAIN_NO_TRYGET     the drain moves a pending task without
- *                          tryget_task_struct() (race 4)
+ *  BUG_PENDING_NO_REF      the pending entry holds no task reference
+ *                          (stack_pending_add() without get_task_struct(),
+ *                          the drain without put_task_struct()): p can be
+ *                          freed while pending, and the drain then walks
+ *                          freed memory (race 4)
+ *  BUG_PENDING_BIT_FIRST   stack_pending_add() sets its CPU's bit before
+ *                          its llist_add(): a drain between them clears the
+ *                          bit and finds the list empty, the one it kicks
+ *                          finds the bit clear, and p stays pending with
+ *                          its reference (property e)
  *  BUG_HOOK_AFTER_ON_CPU   the switch-out hook after finish_task() cleared
  *                          on_cpu
  *  BUG_WAKE_KEY_OFF        switching the feature off also disables the
@@ -177,10 +218,13 @@
 
 /* which list p->stack_reclaim_node is on */
 #define N_NONE		0
-#define N_PENDING	1	/* stack_pending */
-#define N_MOVING	2	/* stack_drain_pending()'s local list */
-#define N_LRU		3	/* stack_lru */
-#define N_DISPOSE	4	/* stack_scan()'s local list */
+#define N_LRU		1	/* stack_lru */
+#define N_DISPOSE	2	/* stack_reclaim_batch()'s walk->dispose */
+
+/* where p->stack_reclaim_llist is as a pending entry (see also inq) */
+#define LL_NONE		0
+#define LL_PENDING	1	/* this CPU's stack_pending llist */
+#define LL_DRAIN	2	/* stack_drain_pending()'s list, after llist_del_all() */
 
 /* p->__state (include/linux/sched.h), as bits */
 #define T_RUNNING		0
@@ -216,8 +260,9 @@ bool pf = 0;		/* PF_RECLAIMABLE_STACK */
 bool exiting = 0;	/* PF_EXITING */
 bool wl = 0;		/* p on task_cpu(p)'s wake list */
 byte node = N_NONE;	/* p->stack_reclaim_node */
-bool inq = 0;		/* p->stack_repopulate_node on stack_repopulate_queue */
-byte refcnt = 3;	/* p->usage: p itself (rcu_users), Waker, Racer */
+byte ll = LL_NONE;	/* p->stack_reclaim_llist, as a pending entry */
+bool inq = 0;		/* p->stack_reclaim_llist on its node's repopulator queue */
+byte refcnt = 3;	/* p->usage: p itself (rcu_users), Waker, Racer; pending */
 bool freed = 0;		/* free_task() done */
 
 /* ---- global ---- */
@@ -227,8 +272,9 @@ byte lrulock = 0;	/* the list_lru lock */
 byte rcu = 0;		/* RCU readers without a reference */
 bool fts = 0;		/* a finish_task_switch(prev = p) is pending */
 byte fcpu = 0;		/* ... on this CPU, holding its rq lock */
+bool pbit = 0;		/* this CPU's bit in stack_pending_cpus */
 bool drain_pending = 0;	/* stack_drain_dwork queued */
-bool repop_pending = 0;	/* stack_repopulate_dwork queued */
+bool repop_pending = 0;	/* the repopulator's dwork queued */
 byte nfail = NFAIL;	/* worker allocations that may still fail */
 bool block_key = 1;	/* stack_reclaim_block_key (booted with reclaimable_stacks=1) */
 bool wake_key = 1;	/* stack_reclaim_wake_key */
@@ -240,15 +286,16 @@ ltl live { [] (cond -> <> !cond) }
 /*
  * Atomicity. A cmpxchg retry loop whose body does nothing but decide from
  * the value it read (stack_set_lru(), __stack_reclaim_switched_out(), the
- * loops in __stack_reclaim_wakeup(), stack_isolate() and stack_scan()) is
- * linearizable at its successful cmpxchg, so it is one d_step here, and
- * MOVE() asserts the transition legal (stack_move()'s WARN_ONCE). A
- * single-shot cmpxchg whose failure the code handles or WARNs about
- * (__stack_reclaim_block(), the fast path's and the worker's
- * WARN_ON_ONCE(!stack_move())) keeps its read and its cmpxchg as separate
- * steps, so the model sees it fail. Lock acquisitions are merged with the
- * step that follows and releases with the step before (they commute with
- * everything outside the lock), which is sound for these short sections.
+ * loops in __stack_reclaim_wakeup(), stack_isolate() and
+ * stack_reclaim_batch()) is linearizable at its successful cmpxchg, so it
+ * is one d_step here, and MOVE() asserts the transition legal
+ * (stack_move()'s WARN_ONCE). A single-shot cmpxchg whose failure the code
+ * handles or WARNs about (__stack_reclaim_block(), the fast path's and the
+ * worker's WARN_ON_ONCE(!stack_move())) keeps its read and its cmpxchg as
+ * separate steps, so the model sees it fail. Lock acquisitions are merged
+ * with the step that follows and releases with the step before (they
+ * commute with everything outside the lock), which is sound for these
+ * short sections.
  */
 #define MOVE(to, tl)	assert(LEGAL(st, to)); st = to; lru = tl
 
@@ -261,21 +308,21 @@ inline stack_set_lru(l)
 	d_step { assert(!freed); lru = l }
 }
 
-/* free_task() -> stack_reclaim_free(): leave whichever list p is on */
+/* free_task() -> stack_reclaim_free(): leave the list_lru if on it */
 inline free_task(ol)
 {
 	d_step { assert(!freed); ol = lru };
 	if
 	:: ol == L_PENDING ->
-		/* raw_spin_lock_irqsave(&stack_pending_lock); list_del_init() */
-		d_step { assert(node == N_PENDING || node == N_NONE); node = N_NONE }
+		/* WARN_ONCE "freed while pending": a pending entry holds a reference */
+		assert(false)
 	:: ol == L_NEW || ol == L_OLD ->
-		/* list_lru_del_obj(): under the lru lock, if still linked */
+		/* stack_lru_add_del(p, false): under the lru lock, if still linked */
 		atomic { lrulock == 0 -> if :: node == N_LRU -> node = N_NONE :: else fi }
 	:: else
 	fi;
 	/* the task_struct is gone: nothing may still point at it */
-	d_step { assert(node == N_NONE && !inq); freed = 1; ol = 0 }
+	d_step { assert(node == N_NONE && ll == LL_NONE && !inq); freed = 1; ol = 0 }
 }
 
 /* put_task_struct(); whoever drops the last reference frees */
@@ -288,8 +335,41 @@ inline put_ref(last, ol)
 	fi
 }
 
+/*
+ * Before any llist_add() of p->stack_reclaim_llist: it is free, on neither
+ * the pending list (nor a drain's list) nor the repopulation queue. These
+ * adds are the only steps that put it on either, so p is never on both.
+ */
+#define LLIST_FREE	assert(ll == LL_NONE && !inq)
+
 /* stack_queue_repopulate(): llist_add + irq_work -> mod_delayed_work(0) */
-#define QUEUE_REPOPULATE	assert(!inq); inq = 1; repop_pending = 1
+#define QUEUE_REPOPULATE	LLIST_FREE; inq = 1; repop_pending = 1
+
+/*
+ * stack_pending_add(): p, alive, was just marked PENDING by the caller.
+ * get_task_struct(), llist_add() onto this CPU's list (p is its only
+ * entry, so the add is always the first), then cpumask_set_cpu() and the
+ * irq_work that queues the drain work: a drain may run in between.
+ */
+inline pending_add()
+{
+#ifdef BUG_PENDING_BIT_FIRST
+	pbit = 1;	/* BUG: cpumask_set_cpu() before the llist_add() */
+#endif
+	d_step {
+		assert(!freed && refcnt > 0);
+		LLIST_FREE;
+#ifndef BUG_PENDING_NO_REF
+		refcnt++;	/* get_task_struct() */
+#endif
+		ll = LL_PENDING
+	};
+#ifdef BUG_PENDING_BIT_FIRST
+	drain_pending = 1	/* irq_work_queue() -> queue_delayed_work() */
+#else
+	d_step { pbit = 1; drain_pending = 1 }	/* the bit, then the kick */
+#endif
+}
 
 /* stack_install(): map the missing pages; the caller owns the state */
 inline stack_install()
@@ -303,8 +383,8 @@ inline stack_install()
 
 /*
  * __stack_reclaim_switched_out(): PREPARE_RECLAIM -> RECLAIMABLE, and onto
- * the pending list if on no list. ok/olru: the cmpxchg succeeded / the LRU
- * state it replaced.
+ * the pending list (stack_pending_add()) if on no list. ok/olru: the
+ * cmpxchg succeeded / the LRU state it replaced.
  */
 inline switched_out(ok, olru)
 {
@@ -327,11 +407,10 @@ inline switched_out(ok, olru)
 	};
 #endif
 	if
-	:: ok && olru == L_NOT_PRESENT ->
-		/* raw_spin_lock(&stack_pending_lock); list_add_tail(); first: irq_work -> drain work */
-		d_step { assert(!freed && node == N_NONE); node = N_PENDING; drain_pending = 1; ok = 0; olru = 0 }
-	:: else -> d_step { ok = 0; olru = 0 }
-	fi
+	:: ok && olru == L_NOT_PRESENT -> pending_add()
+	:: else
+	fi;
+	d_step { ok = 0; olru = 0 }
 }
 
 /* __block_task(): stack_reclaim_block() -> __stack_reclaim_block(), then on_rq = 0; rq lock held */
@@ -474,37 +553,43 @@ inline ttwu(mask, res, ok, olru, deferred, done, c)
 	deferred = 0
 }
 
-/* stack_drain_pending(): pending list -> list_lru */
+/*
+ * stack_drain_pending() for this CPU: cpumask_test_and_clear_cpu(), then
+ * llist_del_all(), then stack_list_pending() for each task taken: onto
+ * the list_lru as NEW, or left NOT_PRESENT if its memcg's list cannot be
+ * allocated, then put_task_struct() of the pending entry's reference,
+ * which may be the last one (p exited meanwhile) and then frees p.
+ */
 inline drain(got, last, ol)
 {
-	d_step {	/* under stack_pending_lock */
-		got = 0;
-		if
-		:: node == N_PENDING ->
-			assert(!freed);
-#ifdef BUG_DRAIN_NO_TRYGET
-			got = 1; node = N_MOVING
-#else
-			if	/* tryget_task_struct() */
-			:: refcnt > 0 -> refcnt++; got = 1; node = N_MOVING
-			:: else		/* being freed: stack_reclaim_free() unlinks it */
-			fi
-#endif
-		:: else
-		fi
-	};
+	d_step { got = pbit; pbit = 0 };	/* cpumask_test_and_clear_cpu() */
 	if
 	:: got ->
+		d_step {	/* llist_del_all(), llist_reverse_order() */
+			got = (ll == LL_PENDING);
+			if
+			:: got -> assert(!freed); ll = LL_DRAIN
+			:: else
+			fi
+		}
+	:: else
+	fi;
+	if
+	:: got ->
+		/*
+		 * stack_list_pending(p): llist_for_each_entry_safe() has read
+		 * p's next entry, so its llist node is free from here on.
+		 */
 		if
-		:: /* list_del_init(); stack_lru_prepare() ok; stack_set_lru(NEW) */
-			d_step { assert(!freed); node = N_NONE; lru = L_NEW };
-			/* list_lru_add_obj(): adds only an unlinked item */
+		:: /* stack_lru_prepare() ok; stack_set_lru(NEW) */
+			d_step { assert(!freed && ll == LL_DRAIN); ll = LL_NONE; lru = L_NEW };
+			/* stack_lru_add_del(p, true) -> list_lru_add(): adds only an unlinked item */
 			atomic { lrulock == 0 -> assert(!freed); if :: node == N_NONE -> node = N_LRU :: else fi }
 		:: /* memcg_list_lru_alloc() failed: stack_set_lru(NOT_PRESENT), listed at the next block */
-			d_step { assert(!freed); node = N_NONE; lru = L_NOT_PRESENT }
+			d_step { assert(!freed && ll == LL_DRAIN); ll = LL_NONE; lru = L_NOT_PRESENT }
 		fi;
-#ifndef BUG_DRAIN_NO_TRYGET
-		put_ref(last, ol);
+#ifndef BUG_PENDING_NO_REF
+		put_ref(last, ol);	/* put_task_struct() */
 #endif
 		got = 0
 	:: else
@@ -644,7 +729,13 @@ proctype Racer()
 	put_ref(last, ol)
 }
 
-/* the shrinker (stack_count(), stack_scan()) and the drain work */
+/*
+ * The shrinker (stack_count(), stack_scan() -> stack_reclaim_batch()), the
+ * idle pass (stack_idle_work_fn() -> stack_idle_list() ->
+ * stack_reclaim_batch(): the same drain and walk, another age bar, which
+ * the nondeterministic rotate/reclaim/count-only choices cover) and the
+ * drain work, which stays for as long as anything may kick it.
+ */
 proctype Shrinker()
 {
 	byte n = NSHRINK, ol;
@@ -657,13 +748,16 @@ end:	do
 	:: n > 0 ->
 		n--;
 		if
-		:: !sr_enabled	/* READ_ONCE(stack_reclaim_enabled): 0 / SHRINK_STOP */
+		:: !sr_enabled	/* READ_ONCE(stack_reclaim_enabled): 0, SHRINK_STOP, return */
 		:: sr_enabled ->
-			drain(got, last, ol);
+			drain(got, last, ol);	/* count: only if stack_pending_cpus is not empty */
 			if
-			:: true	/* count_objects only */
+			:: true	/* count_objects only; or the walk stops at once (LRU_STOP) */
 			:: true ->
-				/* scan_objects: list_lru_shrink_walk() -> stack_isolate(), lru lock */
+				/*
+				 * stack_reclaim_batch(): list_lru_shrink_walk_irq() ->
+				 * stack_isolate(), lru lock, IRQs off
+				 */
 				atomic {
 					lrulock == 0 ->
 					if
@@ -681,7 +775,12 @@ end:	do
 							MOVE(RECLAIMING, L_NOT_PRESENT);
 							node = N_DISPOSE	/* list_lru_isolate_move() */
 						:: else ->
-							lazy = 1; lrulock = 1	/* leaves the list lazily */
+							/*
+							 * Leaves the list lazily. IRQs are off until
+							 * the lock is dropped: an RCU reader, which
+							 * holds off p's own last reference below.
+							 */
+							lazy = 1; lrulock = 1; rcu++
 						fi
 					:: else
 					fi
@@ -690,30 +789,36 @@ end:	do
 				:: lazy ->	/* race 3: unlink, then publish NOT_PRESENT */
 #ifdef BUG_SCAN_LRU_FIRST
 					stack_set_lru(L_NOT_PRESENT);
-					d_step { node = N_NONE; lrulock = 0; lazy = 0 }
+					d_step { node = N_NONE; lrulock = 0; rcu--; lazy = 0 }
 #else
 					d_step { node = N_NONE };	/* list_lru_isolate() */
 					/*
 					 * Publish NOT_PRESENT, or, if p blocked again meanwhile
 					 * (its switch-out saw NEW and queued it nowhere), PENDING
-					 * and onto the pending list (race 5 in stack_isolate()).
+					 * and stack_pending_add() (race 5 in stack_isolate()).
+					 * The add is a step of its own: p, RECLAIMABLE at the
+					 * cmpxchg, may be woken and exit before it, but its own
+					 * reference goes only after a grace period, and the
+					 * walk is an RCU reader until after the add.
 					 */
 					d_step {
 						assert(!freed);
 						if
-						:: st == RECLAIMABLE ->
-							assert(node == N_NONE);
-							lru = L_PENDING; node = N_PENDING; drain_pending = 1
-						:: else -> lru = L_NOT_PRESENT
-						fi;
-						lrulock = 0; lazy = 0
-					}
+						:: st == RECLAIMABLE -> lru = L_PENDING
+						:: else -> lru = L_NOT_PRESENT; lazy = 0
+						fi
+					};
+					if
+					:: lazy -> pending_add()
+					:: else
+					fi;
+					d_step { lrulock = 0; rcu--; lazy = 0 }
 #endif
 				:: else
 				fi;
 				if
 				:: node == N_DISPOSE ->
-					/* stack_unmap_dead(), flush_tlb_kernel_range(), stack_free_page() */
+					/* stack_unmap_dead(), stack_flush_unmapped(), stack_free_page() */
 					d_step { assert(!freed && pres && !running); pres = 0 };	/* (a), (c) */
 					d_step {
 						assert(!freed);
@@ -734,26 +839,29 @@ end:	do
 				fi
 			fi
 		fi
-	:: else -> break
 	od
 }
 
-/* stack_repopulate_work() (stack_repopulate_dwork) and stack_pool_refill() */
+/*
+ * stack_repopulate_work() of p's node (rp->dwork; one node, one worker) and
+ * stack_pool_refill(). With one task its urgent/normal sorting is moot.
+ */
 proctype Worker()
 {
 	byte olru, c;
 	bool ok, res, deferred, done;
 
 end:	do
-	:: d_step {	/* llist_del_all(); old = atomic_read() */
+	/* llist_del_all(), sorted before anything is mapped; stack_repopulate_one() */
+	:: d_step {	/* old = atomic_read() */
 		repop_pending -> repop_pending = 0; ok = inq; inq = 0;
 		if :: ok -> assert(!freed); olru = lru :: else fi
 	   };
 		if
 		:: ok ->
 			if
-			:: nfail > 0 ->	/* stack_repopulate_sleeping() failed: requeue, retry */
-				d_step { nfail--; assert(!freed && !inq); inq = 1; repop_pending = 1 }
+			:: nfail > 0 ->	/* stack_repopulate_sleeping() failed: llist_add(), retry */
+				d_step { nfail--; assert(!freed); LLIST_FREE; inq = 1; repop_pending = 1 }
 			:: true ->
 				stack_install();
 				/* single-shot stack_move(p, &old, IN_USE, ...) */
@@ -806,5 +914,12 @@ init
 		run Shrinker();
 		run Worker();
 		run Sysctl()
-	}
+	};
+	/*
+	 * Property (e), once nothing can move: no pending entry was left
+	 * without a drain to take it, and an exited p was freed. (A p stuck
+	 * before its exit is an invalid end state, reported as such.)
+	 */
+	timeout ->
+	d_step { assert(ll == LL_NONE); assert(freed || !exiting) }
 }

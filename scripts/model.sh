@@ -3,8 +3,8 @@
 # Model-check model/stack_reclaim.pml (the reclaimable stack state machine)
 # with spin. For each configuration (bounds on wakeups, racing wakers,
 # shrinker calls, sysctl writes) it verifies exhaustively:
-#   safety-<cfg>    assertions (properties a, c, d, legal transitions, WARNs)
-#                   and invalid end states (a task stuck forever)
+#   safety-<cfg>    assertions (properties a, c, d, e, legal transitions,
+#                   WARNs) and invalid end states (a task stuck forever)
 #   liveness-<cfg>  ltl `live` [] (cond -> <> !cond) under weak fairness
 #                   (pan -a -f): no lost wakeup (property b)
 # With MODEL_MUTANTS=1 (the default) it also builds every deliberate bug
@@ -41,8 +41,9 @@ CONFIGS="core:-DROUNDS=2,-DNRACE=0,-DNSHRINK=2,-DNTOGGLE=0
 # configuration is tried, safety and then liveness, before calling it missed.
 # MODEL_MUTANT_LIST replaces the list (e.g. "BUG_NONE:core" shows a FAIL).
 MUTANTS=${MODEL_MUTANT_LIST:-"BUG_SRECL_AFTER_UNLOCK:core BUG_SWITCHOUT_STORE:core
-	BUG_SHRINK_NO_INUSE:core BUG_DRAIN_NO_TRYGET:core BUG_HOOK_AFTER_ON_CPU:core
-	BUG_WAKE_KEY_OFF:toggle BUG_SCAN_LRU_FIRST:core BUG_BLOCK_IGNORES_ON_CPU:core"}
+	BUG_SHRINK_NO_INUSE:core BUG_PENDING_NO_REF:core BUG_PENDING_BIT_FIRST:core
+	BUG_HOOK_AFTER_ON_CPU:core BUG_WAKE_KEY_OFF:toggle BUG_SCAN_LRU_FIRST:core
+	BUG_BLOCK_IGNORES_ON_CPU:core"}
 
 cfg_defs() { local c; for c in $CONFIGS; do [ "${c%%:*}" = "$1" ] && echo "${c#*:}"; done; }
 

@@ -145,14 +145,6 @@ static struct {
 	pid_t hog;
 } g;
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 static int aborted(void)
 {
 	return __atomic_load_n(&g.abort, __ATOMIC_ACQUIRE);
@@ -431,7 +423,7 @@ static void *waiter_main(void *arg)
 		if (w->site == S_NANOSLEEP) {
 			r = block_nanosleep(w, hold);
 		} else {
-			__atomic_store_n(&w->ready_at, now_ms() + hold, __ATOMIC_RELAXED);
+			__atomic_store_n(&w->ready_at, rk_now_ms() + hold, __ATOMIC_RELAXED);
 			__atomic_store_n(&w->armed, 1, __ATOMIC_RELEASE);
 			switch (w->site) {
 			case S_FUTEX: r = block_futex(w, token); break;
@@ -497,7 +489,7 @@ static void *driver_main(void *arg)
 	int s = (intptr_t)arg, n = g.first[s + 1] - g.first[s];
 
 	while (__atomic_load_n(&g.site_finished[s], __ATOMIC_ACQUIRE) < n) {
-		long now = now_ms();
+		long now = rk_now_ms();
 		int sent = 0;
 
 		for (int i = g.first[s]; i < g.first[s + 1]; i++) {
@@ -742,13 +734,13 @@ static void *job_driver(void *arg)
 		/* Every thread must run again: each acknowledges a new generation. */
 		__atomic_store_n(&s->job_gen, stop, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &s->job_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-		for (t = now_ms(); !aborted(); rk_sleep_ms(1)) {
+		for (t = rk_now_ms(); !aborted(); rk_sleep_ms(1)) {
 			all = 1;
 			for (int i = 0; i < nr && all; i++)
 				all = __atomic_load_n(&s->job_ack[i], __ATOMIC_ACQUIRE) == stop;
 			if (all)
 				break;
-			if (now_ms() - t > g.stall_s * 1000)
+			if (rk_now_ms() - t > g.stall_s * 1000)
 				return job_fail("stop %ld: threads not running again "
 						"after %ld s", stop, g.stall_s), NULL;
 		}
@@ -1327,7 +1319,7 @@ TEST_F_TIMEOUT(stress, all_sites, 6 * 3600)
 	if (have_fpa)
 		fattr_save(&fpa, FPA);
 
-	t0 = now_ms();
+	t0 = rk_now_ms();
 	__atomic_store_n(&g.shm->sender_go, 1, __ATOMIC_RELEASE);
 	for (int s = 0; s < NR_GENERIC; s++)
 		if (s != S_NANOSLEEP)
@@ -1348,7 +1340,7 @@ TEST_F_TIMEOUT(stress, all_sites, 6 * 3600)
 		last_change[s] = t0;
 	}
 	for (;;) {
-		long now = now_ms();
+		long now = rk_now_ms();
 		int finished = 1;
 
 		for (int s = 0; s < NR_SITES; s++) {
@@ -1388,13 +1380,13 @@ TEST_F_TIMEOUT(stress, all_sites, 6 * 3600)
 			__atomic_store_n(&g.fpa_ever, 1, __ATOMIC_RELEASE);
 			snprintf(buf, sizeof(buf), "%ld", g.fpa_prob);
 			fattr_write(FPA, "probability", buf);
-			fpa_start = now_ms();
+			fpa_start = rk_now_ms();
 		}
 		if (fpa_start && !fpa_end && now - fpa_start > g.fpa_s * 1000) {
 			fattr_write(FPA, "probability", "0");
 			fpa_hits = FPA_CAP - fattr_read(FPA, "times");
 			fattr_restore(&fpa);
-			fpa_end = now_ms();
+			fpa_end = rk_now_ms();
 			__atomic_store_n(&g.fpa_on, 0, __ATOMIC_RELEASE);
 		}
 		if (now - last_log >= 10000) {
@@ -1412,7 +1404,7 @@ TEST_F_TIMEOUT(stress, all_sites, 6 * 3600)
 		}
 		rk_sleep_ms(250);
 	}
-	t_end = now_ms();
+	t_end = rk_now_ms();
 	cycles = total_cycles();
 	if (fpa_start && !fpa_end) {
 		fattr_write(FPA, "probability", "0");
@@ -1543,7 +1535,7 @@ TEST_F_TIMEOUT(stress, all_sites, 6 * 3600)
 					20000);
 	slack = rk_stack_slack_kb(tasks_base, SLACK_KB);
 	TH_LOG("KernelStack %ld kB at start, %ld kB after (slack %ld kB); took %ld s "
-	       "in all", ks_base, ks_after, slack, (now_ms() - t0) / 1000);
+	       "in all", ks_base, ks_after, slack, (rk_now_ms() - t0) / 1000);
 	EXPECT_LE(labs(ks_after - ks_base), slack);
 }
 

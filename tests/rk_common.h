@@ -54,6 +54,15 @@ static inline long rk_futex(int *uaddr, int op, int val)
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
 }
 
+/* CLOCK_MONOTONIC in milliseconds. */
+static inline long rk_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
 static inline void rk_sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
