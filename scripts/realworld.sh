@@ -4,7 +4,8 @@
 # server packages) on the feature kernel with what systemd needs
 # (CONFIG=rkreal), booted from an ext4 image on a virtio disk. The guest
 # prints a census of where every thread waits, then drives each server
-# over loopback with its own clients through forced stack reclaim.
+# over loopback with its own clients through forced stack reclaim, and
+# drgn reads reclaimed threads' stacks through /proc/kcore.
 #   REALWORLD_SERVERS (memcached,redis,mariadb): servers.py's servers, in order;
 #   RK_CONNS idle connections per server (1000) goes on the command line.
 export CONFIG=${REALWORLD_CONFIG:-rkreal}
@@ -21,7 +22,7 @@ case "$CONFIG" in rk*) ;; *) die "make realworld needs a feature build (REALWORL
 start=$(date +%s)
 prepare_guest	# the initramfs step builds bench/census
 tarball=$("$TOP/scripts/rootfs.sh")
-img=$("$TOP/scripts/rootfs-image.sh" "$tarball" "$BUILD/$ARCH-initramfs/bench/census")
+img=$("$TOP/scripts/rootfs-image.sh" "$tarball" "$BUILD/$ARCH-initramfs/bench/census" "$KOUT/vmlinux")
 
 out=$BUILD/realworld/$ARCH
 mkdir -p "$out"

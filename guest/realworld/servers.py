@@ -26,6 +26,9 @@ import subprocess
 import sys
 import time
 
+from rktap import drop_slab, finish, note, tap
+
+
 def cmdline_int(key, default):
     with open("/proc/cmdline") as f:
         for word in f.read().split():
@@ -36,17 +39,6 @@ def cmdline_int(key, default):
 
 CONNS = cmdline_int("rk.conns", 1000)
 CENSUS = "/usr/local/bin/census"
-results = []
-
-
-def tap(ok, name, why=""):
-    results.append(ok)
-    line = "%s %d %s" % ("ok" if ok else "not ok", len(results), name)
-    print(line + (" # " + why if why and not ok else ""), flush=True)
-
-
-def note(msg):
-    print("# " + msg, flush=True)
 
 
 def meminfo_kb(key):
@@ -85,11 +77,8 @@ def reclaim():
     """drop_caches 2 (the stack shrinker with the other slab shrinkers) until KernelStack stops
     falling for three rounds, at most 40 rounds."""
     best, still = meminfo_kb("KernelStack"), 0
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("4")	# no console line for each write from now on
     for _ in range(40):
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("2")
+        drop_slab()
         time.sleep(0.1)
         cur = meminfo_kb("KernelStack")
         still = still + 1 if cur >= best else 0
@@ -344,8 +333,7 @@ def main():
         run(name, servers[name]())
     except Exception as e:  # a crash still ends the TAP with its plan
         tap(False, "%s driver" % name, repr(e))
-    print("1..%d" % len(results), flush=True)
-    sys.exit(0 if all(results) else 1)
+    finish()
 
 
 if __name__ == "__main__":
