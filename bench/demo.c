@@ -11,13 +11,17 @@
  *
  * Output: "@@RK-DATA t,phase,KernelStack kB,stacks reclaimed,pages
  * reclaimed,fast,deferred" samples for the host's plot, and a markdown
- * table on "@@RK-TABLE " lines. Exit status 0 only if every thread did
- * its work, something was reclaimed and KernelStack came back.
+ * table on "@@RK-TABLE " lines. Once every thread is blocked, before any
+ * reclaim, the census of every thread of the system (bench/census) on
+ * "@@RK-CENSUS blocked " lines. Exit status 0 only if every thread did
+ * its work, the census ran, something was reclaimed and KernelStack came
+ * back.
  */
 #include "rk_mix.h"
 #include <sys/wait.h>
 
 #define CG		"/sys/fs/cgroup/demo"
+#define CENSUS		"/bench/census"
 #define MAX_PROCS	64
 
 static struct rk_mix mix;
@@ -115,6 +119,20 @@ static int cg_write(const char *file, const char *val)
 	return rk_write_file(path, val);
 }
 
+/* Run the census, each line of it prefixed; its exit status (-1: none). */
+static int census(const char *where)
+{
+	char line[512];
+	FILE *f = popen(CENSUS, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		printf("@@RK-CENSUS %s %s", where, line);
+	fflush(stdout);
+	return pclose(f);
+}
+
 struct row {
 	const char *name;
 	long tasks;
@@ -140,7 +158,7 @@ int main(int argc, char **argv)
 {
 	static const char *const keys[] = { "procs", "threads", "mix", "hog_mb",
 					    "sample_ms", NULL };
-	int ready[2], res[2], cmd[MAX_PROCS][2], done = 0, bad = 0, ok;
+	int ready[2], res[2], cmd[MAX_PROCS][2], done = 0, bad = 0, ok, cst;
 	pid_t pids[MAX_PROCS];
 	struct row rows[6];
 	int nrows = 0;
@@ -200,6 +218,8 @@ int main(int argc, char **argv)
 	rows[nrows].tasks = tasks;
 	counters_read(&rows[nrows++].c);
 	pop_kb = rows[nrows - 1].c.ks - base.ks;
+	phase = "census";
+	cst = census("blocked");
 
 	if (hog_mb) {
 		pid_t h;
@@ -277,6 +297,10 @@ int main(int argc, char **argv)
 	printf("@@RK-TABLE threads that did their work: %d of %d (%d failed)\n",
 	       done, procs * threads, bad);
 	ok = done == procs * threads && !bad;
+	if (cst) {
+		printf("demo: FAIL: " CENSUS " exit status %d\n", cst);
+		ok = 0;
+	}
 	if (rows[1].c.ks - back < pop_kb / 2) {
 		printf("demo: FAIL: less than half of the population's stack memory was given back\n");
 		ok = 0;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make demo: build (what is stale) and boot the feature kernel, run the
 # Android-like thread population of bench/demo.c in the guest, print its
-# before/after table and plot KernelStack over time.
+# before/after table, the census of every thread once the population is
+# blocked (before reclaim), and plot KernelStack over time.
 #   DEMO_PROCS (16), DEMO_THREADS per process (250), DEMO_HOG_MB (64),
 #   DEMO_MIX (site:weight/..., default in bench/demo.c).
 export CONFIG=${DEMO_CONFIG:-rkstack}
@@ -38,11 +39,18 @@ con=$LOGS/$tag.log
 	sed -n 's/\r$//; s/^@@RK-DATA //p' "$con"
 } > "$out/kernelstack.csv"
 sed -n 's/\r$//; s/^@@RK-TABLE \{0,1\}//p' "$con" > "$out/table.md"
+"$TOP/scripts/census-report.sh" "$con" > "$out/census.md"
 sed -n 's/\r$//; /^demo:/p' "$con"
 echo
 cat "$out/table.md"
 echo
+cat "$out/census.md"
 
+if [ -s "$out/census.md" ]; then
+	result pass "$tag/census" >> "$out/results"
+else
+	result fail "$tag/census" "the guest printed no census" >> "$out/results"
+fi
 if [ ! -s "$out/table.md" ]; then
 	result fail "$tag/table" "the guest printed no table" >> "$out/results"
 elif [ "$(wc -l < "$out/kernelstack.csv")" -lt 3 ]; then

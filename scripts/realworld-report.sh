@@ -1,25 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# realworld-report.sh CONSOLE: the census tables (@@RK-CENSUS WHERE line)
-# and the per-server table (@@RK-SERVER fields, servers.py) of a make
-# realworld console, as markdown.
+# realworld-report.sh CONSOLE: the census tables (census-report.sh), the
+# per-server table (@@RK-SERVER fields, servers.py) and the drgn step's
+# stack traces (drgn_stacks.py) of a make realworld console, as markdown.
 . "$(dirname "$0")/lib.sh"
 
 con=$1
 [ -f "$con" ] || die "realworld-report.sh: no console log '$con'"
 lines=$(sed 's/\r$//' "$con")
 
-for where in $(sed -n 's/^@@RK-CENSUS \([^ ]*\) .*/\1/p' <<< "$lines" | uniq); do
-	echo "### Census: $where"
-	echo
-	echo '```'
-	sed -n "s/^@@RK-CENSUS $where //p" <<< "$lines"
-	echo '```'
-	echo
-done
+"$TOP/scripts/census-report.sh" "$con"
 echo "### Servers"
 echo
 echo "| server | threads | idle conns | KernelStack kB before | after reclaim | memcg kernel_stack KiB before | after reclaim | first request ms, unreclaimed (median of 5) | after reclaim (median of 5) | keys read back right |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 sed -n 's/^@@RK-SERVER //p' <<< "$lines" | awk -F'|' '{
 	printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'
+echo
+echo "### drgn: stack traces of resident and reclaimed stacks"
+echo
+echo '```'
+sed -n '/^@@RK-BEGIN drgn$/,/^@@RK-END drgn /{/^@@RK-/d;p}' <<< "$lines"
+echo '```'

@@ -4,16 +4,18 @@
 # server packages) on the feature kernel with what systemd needs
 # (CONFIG=rkreal), booted from an ext4 image on a virtio disk. The guest
 # prints a census of where every thread waits, then drives each server
-# over loopback with its own clients through forced stack reclaim.
-#   REALWORLD_SERVERS (memcached,redis,mariadb): servers.py's servers, in order;
+# over loopback with its own clients through forced stack reclaim, and
+# drgn reads reclaimed threads' stacks through /proc/kcore.
+#   REALWORLD_SERVERS (memcached,redis,mariadb,jvm): servers.py's servers, in order;
 #   RK_CONNS idle connections per server (1000) goes on the command line.
 export CONFIG=${REALWORLD_CONFIG:-rkreal}
 . "$(dirname "$0")/lib.sh"
 
-servers=${REALWORLD_SERVERS:-memcached,redis,mariadb}
+servers=${REALWORLD_SERVERS:-memcached,redis,mariadb,jvm}
 conns=${RK_CONNS:-1000}
-[[ "$servers" =~ ^(memcached|redis|mariadb)(,(memcached|redis|mariadb))*$ ]] ||
-	die "REALWORLD_SERVERS=$servers: want a comma-separated list of memcached, redis, mariadb"
+names="memcached|redis|mariadb|jvm"
+[[ "$servers" =~ ^($names)(,($names))*$ ]] ||
+	die "REALWORLD_SERVERS=$servers: want a comma-separated list of ${names//|/, }"
 int_in RK_CONNS "$conns" 1 4000
 case "$CONFIG" in rk*) ;; *) die "make realworld needs a feature build (REALWORLD_CONFIG=rkreal)" ;; esac
 [ "$ARCH" = x86_64 ] || die "make realworld runs on x86_64 only so far (ARCH=$ARCH)"
@@ -21,7 +23,7 @@ case "$CONFIG" in rk*) ;; *) die "make realworld needs a feature build (REALWORL
 start=$(date +%s)
 prepare_guest	# the initramfs step builds bench/census
 tarball=$("$TOP/scripts/rootfs.sh")
-img=$("$TOP/scripts/rootfs-image.sh" "$tarball" "$BUILD/$ARCH-initramfs/bench/census")
+img=$("$TOP/scripts/rootfs-image.sh" "$tarball" "$BUILD/$ARCH-initramfs/bench/census" "$KOUT/vmlinux")
 
 out=$BUILD/realworld/$ARCH
 mkdir -p "$out"

@@ -6,9 +6,12 @@ loopback by its own clients; prints TAP (plan last) and one
 
 SERVER is memcached, redis or mariadb (as their Debian units start them;
 the image sets memcached -t 16 -c 4096, redis io-threads 4, mariadb
-max_connections 1100). The steps:
+max_connections 1100), or jvm (RkPool.java, a 1,000-thread pool, as
+rk-jvm.service). The steps:
+  0. restart the unit (start the JVM's) and wait until it answers;
   1. open CONNS (rk.conns=, 1000) idle connections, each answered once
-     (memcached "version", redis PING, mariadb SELECT 1), and store one key per connection;
+     (memcached "version", redis and jvm PING, mariadb SELECT 1), and
+     store one key per connection;
   2. idle past the shrinker's 1 s age bar; KernelStack (/proc/meminfo) and
      the unit's memcg kernel_stack; five first requests on idle
      connections, unreclaimed: wake-to-answer latency "before";
@@ -17,7 +20,8 @@ max_connections 1100). The steps:
      "reclaim, one request on a connection idle since": latency "after";
   4. every connection asks for its own key: each answer checked;
   5. load from the package's own benchmark client (memcslap,
-     redis-benchmark, mariadb-slap), reclaim again, every key checked again.
+     redis-benchmark, mariadb-slap; redis-benchmark for the jvm), reclaim
+     again, every key checked again.
 """
 import os
 import socket
@@ -25,6 +29,9 @@ import statistics
 import subprocess
 import sys
 import time
+
+from rktap import drop_slab, finish, note, tap
+
 
 def cmdline_int(key, default):
     with open("/proc/cmdline") as f:
@@ -36,17 +43,6 @@ def cmdline_int(key, default):
 
 CONNS = cmdline_int("rk.conns", 1000)
 CENSUS = "/usr/local/bin/census"
-results = []
-
-
-def tap(ok, name, why=""):
-    results.append(ok)
-    line = "%s %d %s" % ("ok" if ok else "not ok", len(results), name)
-    print(line + (" # " + why if why and not ok else ""), flush=True)
-
-
-def note(msg):
-    print("# " + msg, flush=True)
 
 
 def meminfo_kb(key):
@@ -85,11 +81,8 @@ def reclaim():
     """drop_caches 2 (the stack shrinker with the other slab shrinkers) until KernelStack stops
     falling for three rounds, at most 40 rounds."""
     best, still = meminfo_kb("KernelStack"), 0
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("4")	# no console line for each write from now on
     for _ in range(40):
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("2")
+        drop_slab()
         time.sleep(0.1)
         cur = meminfo_kb("KernelStack")
         still = still + 1 if cur >= best else 0
@@ -189,9 +182,17 @@ class Redis:
         return self.cmd(c, b"GET", key)
 
     def load(self):
-        cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", "6379", "-q",
+        cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(self.port), "-q",
                "-n", "20000", "-c", "50", "-t", "set,get", "--threads", "2"]
         return subprocess.run(cmd, capture_output=True, text=True)
+
+
+class Jvm(Redis):
+    """RkPool.java under openjdk-17-jre-headless (rk-jvm.service, started
+    here: no Debian package runs a JVM server): 1,000 pool threads parked
+    in futex waits and one selector thread; it speaks enough of the Redis
+    protocol for the Redis client above and redis-benchmark."""
+    unit, port = "rk-jvm.service", 11311
 
 
 class Mariadb:
@@ -265,7 +266,26 @@ def timed_get(srv, c, i):
     return (time.perf_counter() - t) * 1000.0, ok
 
 
+def restart(srv):
+    """Restart the server's unit (start the JVM's) and wait until it
+    answers, for up to 10 minutes (the JVM compiles RkPool.java first).
+    Its threads are then new: an earlier step's drop_caches (global) has
+    not reclaimed them already, and its "before" figures are its own."""
+    start = time.monotonic()
+    subprocess.run(["systemctl", "restart", srv.unit], check=True)
+    while True:
+        try:
+            srv.connect().close()
+            break
+        except Exception:	# OSError, or pymysql's own
+            if time.monotonic() > start + 600:
+                raise
+            time.sleep(1)
+    note("%s answered %.0f s after its restart" % (srv.unit, time.monotonic() - start))
+
+
 def run(name, srv):
+    restart(srv)
     pid = main_pid(srv.unit)
     tap(pid is not None, "%s active (%s)" % (name, srv.unit))
     if pid is None:
@@ -336,7 +356,7 @@ def run(name, srv):
 
 
 def main():
-    servers = {"memcached": Memcached, "redis": Redis, "mariadb": Mariadb}
+    servers = {"memcached": Memcached, "redis": Redis, "mariadb": Mariadb, "jvm": Jvm}
     if len(sys.argv) != 2 or sys.argv[1] not in servers:
         sys.exit("usage: servers.py %s" % "|".join(servers))
     name = sys.argv[1]
@@ -344,8 +364,7 @@ def main():
         run(name, servers[name]())
     except Exception as e:  # a crash still ends the TAP with its plan
         tap(False, "%s driver" % name, repr(e))
-    print("1..%d" % len(results), flush=True)
-    sys.exit(0 if all(results) else 1)
+    finish()
 
 
 if __name__ == "__main__":
