@@ -101,7 +101,8 @@ run() { # config tag prog:args
 	*,clock=wall,*) bclock=wall name+=_wall ;;
 	*,clock=icount,*) bclock=icount name+=_icount ;;
 	esac
-	# A program listed twice (tools_ab): tools_ab_2, ...
+	# A program listed twice (tools_ab; p2_busy with min_age_ms= for the
+	# P2 sweep): tools_ab_2, ..., each its own console and results file.
 	local base=$name n=1
 	while [ -e "$out/$tag-$name.log" ]; do n=$((n + 1)); name=${base}_$n; done
 	# A FAIL of the boot is in $out/results, counted below; go on.
@@ -150,23 +151,31 @@ if python3 "$TOP/scripts/bench-report.py" "$out" "${consoles[@]}" > /dev/null; t
 else
 	result fail "bench-$ARCH/report" "no benchmark reported anything" >> "$out/results"
 fi
+# Each plot a result: plot KIND CSV NAME TITLE draws $out/NAME.svg.
+plots=
+plot() {
+	if "$TOP/scripts/plot.sh" "$1" "$2" "$out/$3.svg" "$4" && [ -s "$out/$3.svg" ]; then
+		result pass "bench-$ARCH/plot-$3" >> "$out/results"
+		plots+=" $out/$3.svg"
+	else
+		result fail "bench-$ARCH/plot-$3" "gnuplot failed" >> "$out/results"
+	fi
+}
 # A plot of each distribution the report collected (p4_wake's
 # wake-to-run latencies per mode): $out/<bench>.svg.
-plots=
 unit=
 [ "$clock" = icount ] && unit=": µs = thousands of guest instructions"
 for h in "$out"/hist-*.csv; do
 	[ -e "$h" ] || continue
 	b=$(basename "$h" .csv)
 	b=${b#hist-}
-	if "$TOP/scripts/plot.sh" hist "$h" "$out/$b.svg" \
-			"$b: each mode's samples, $ARCH, $clock clock$unit" && [ -s "$out/$b.svg" ]; then
-		result pass "bench-$ARCH/plot-$b" >> "$out/results"
-		plots+=" $out/$b.svg"
-	else
-		result fail "bench-$ARCH/plot-$b" "gnuplot failed" >> "$out/results"
-	fi
+	plot hist "$h" "$b" "$b: each mode's samples, $ARCH, $clock clock$unit"
 done
+# The P2 age threshold trade-off, when p2_busy ran with min_age_ms=
+# (the report's p2-tradeoff.csv): $out/p2-tradeoff.svg.
+[ ! -e "$out/p2-tradeoff.csv" ] ||
+	plot tradeoff "$out/p2-tradeoff.csv" p2-tradeoff \
+		"P2: given back vs wake-to-run on/off per age threshold, $ARCH, $clock clock"
 cat "$out/header.md" "$out/report.md" > "$out/table.md"
 cat "$out/table.md"
 ln -sfn "$(basename "$out")" "$BUILD/bench/latest"

@@ -163,7 +163,12 @@ EOF
 # of tools_ab, whose on/off (no target of ours) is judged as a cost with
 # the same noise (its reclaimed count, 0 when off, is not); two boots of
 # p2_busy (p99 2.5x off: issue 12's three P2 targets together are
-# missed); one boot each of p1_idle and p4_wake, so no noise: their
+# missed), and one boot each of p2_busy with min_age_ms=100 and 10000
+# (bench.sh's consoles p2_busy_2, p2_busy_3; benches p2_age100,
+# p2_age10000): the trade-off table, a row a threshold in ms with
+# p2_busy as the 1000 ms default, judges each like the P2 targets, so
+# only p2_busy gets a verdict; one boot each of p1_idle and p4_wake, so
+# no noise: their
 # figures (P1 over 73 %, P4 fast 1.09x, deferred p50 6.1x, p99 11.5x)
 # must give no verdict. A ratio's verdict is "inconclusive" when the A/A
 # spread exceeds its margin, whatever the ratio, or is not measured; a
@@ -230,16 +235,40 @@ unreclaimed,3.162,3.548,8,80.000
 fast,44.67,50.12,1,10.000
 deferred,19.95,22.39,9,90.000
 EOF
-echo "--- bench-plot"
-if ! command -v gnuplot > /dev/null; then
-	result skip "harness-selftest/bench-plot" "no gnuplot (make deps)"
-elif "$TOP/scripts/plot.sh" hist "$tmp/hist-p4_wake.csv" "$tmp/p4_wake.svg" p4_wake &&
-		grep -q '<svg' "$tmp/p4_wake.svg"; then
-	result pass "harness-selftest/bench-plot"
+output_is bench-p2-tradeoff "$tmp/report.md" <<'EOF'
+| P2 age threshold trade-off (ms) | given back % on | given back % off | p50 on/off | p99 on/off | met: given back >= 70 | met: p50 <= 1.2 | met: p99 <= 2 | all 3 met |
+| 100 | 85.0 | 1 | 1.5000 | 3.0000 | inconclusive | inconclusive | inconclusive | inconclusive |
+| 1000 (default) | 75.5 | 1.5 | 1.1000 | 2.5000 | yes | yes | NO | NO |
+| 10000 | 40.0 | 0.5 | 1.0500 | 1.5000 | inconclusive | inconclusive | inconclusive | inconclusive |
+EOF
+# The same as CSV (the plot's input): these lines and no others.
+output_is bench-p2-tradeoff-csv "$tmp/p2-tradeoff.csv" <<'EOF'
+threshold_ms,bench,given_back_on_pct,given_back_off_pct,p50_on_off,p99_on_off,given_back_met,p50_met,p99_met,all_met,given_back_goal_pct,p50_goal,p99_goal
+100,p2_age100,85.0000,1.0000,1.5000,3.0000,inconclusive,inconclusive,inconclusive,inconclusive,70.0,1.2,2.0
+1000,p2_busy,75.5000,1.5000,1.1000,2.5000,yes,yes,NO,NO,70.0,1.2,2.0
+10000,p2_age10000,40.0000,0.5000,1.0500,1.5000,inconclusive,inconclusive,inconclusive,inconclusive,70.0,1.2,2.0
+EOF
+if [ "$(wc -l < "$tmp/p2-tradeoff.csv")" = 4 ]; then
+	result pass "harness-selftest/bench-p2-tradeoff-rows"
 else
-	result fail "harness-selftest/bench-plot" "plot.sh hist drew no SVG"
+	result fail "harness-selftest/bench-p2-tradeoff-rows" "p2-tradeoff.csv: not 3 rows"
 	fail=1
 fi
+# plot_is NAME KIND CSV: plot.sh KIND draws an SVG of CSV.
+plot_is() {
+	echo "--- $1"
+	if ! command -v gnuplot > /dev/null; then
+		result skip "harness-selftest/$1" "no gnuplot (make deps)"
+	elif "$TOP/scripts/plot.sh" "$2" "$3" "$tmp/$1.svg" "$1" &&
+			grep -q '<svg' "$tmp/$1.svg"; then
+		result pass "harness-selftest/$1"
+	else
+		result fail "harness-selftest/$1" "plot.sh $2 drew no SVG"
+		fail=1
+	fi
+}
+plot_is bench-plot hist "$tmp/hist-p4_wake.csv"
+plot_is bench-plot-tradeoff tradeoff "$tmp/p2-tradeoff.csv"
 
 # check.sh's closing line over every scenario's results file: the
 # expected lines counted by state, and no ", 0 skipped" when none skipped.
