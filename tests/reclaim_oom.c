@@ -180,6 +180,8 @@ TEST_F_TIMEOUT(oom, kill_with_reclaimed_stacks, 600)
 	       rk_vmstat("stack_repopulate_deferred") - defer0,
 	       rk_vmstat("stack_repopulate_urgent") - urgent0);
 	EXPECT_EQ(1, oom_kills);
+	/* Woken by the kill itself: each had SIGKILL pending when parked. */
+	EXPECT_GE(rk_vmstat("stack_repopulate_urgent") - urgent0, stacks * 9 / 10);
 
 	EXPECT_EQ(0, cg_drained_stack(CG));
 	EXPECT_EQ(0, rmdir(CG));
