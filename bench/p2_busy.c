@@ -47,7 +47,6 @@ static int nthreads, stop;
 static double lat[MAX_SAMPLES];
 static int nlat;
 static char bench[32] = "p2_busy";
-static char min_age_old[32];	/* what MIN_AGE held; "" if untouched */
 
 static void stack_work(void)
 {
@@ -150,12 +149,6 @@ static double run(const char *m, int seconds, long base, long full)
 	return rk_percentile(samples, ns, 50);
 }
 
-static void min_age_restore(void)
-{
-	if (min_age_old[0])
-		rk_write_file(MIN_AGE, min_age_old);
-}
-
 /* MIN_AGE set to ms milliseconds, put back at exit; bench p2_age<ms>. */
 static void min_age_set(long ms)
 {
@@ -164,8 +157,7 @@ static void min_age_set(long ms)
 	if (access(MIN_AGE, W_OK))
 		mount("debugfs", DEBUGFS, "debugfs", 0, NULL);
 	snprintf(val, sizeof(val), "%ld\n", ms * 1000);
-	atexit(min_age_restore);
-	if (rk_save_set(MIN_AGE, min_age_old, sizeof(min_age_old), val))
+	if (rk_knob_set(MIN_AGE, val))
 		rk_usage("min_age_ms=%ld: cannot set " MIN_AGE
 			 " (CONFIG_RECLAIMABLE_STACK_DEBUG?)", ms);
 	snprintf(bench, sizeof(bench), "p2_age%ld", ms);

@@ -157,6 +157,40 @@ static inline int rk_mode_set(const char *m)
 	return rk_write_file(RK_SYSCTL, strcmp(m, "on") ? "0\n" : "1\n");
 }
 
+/*
+ * Knobs a run sets (sysctls, debugfs files), each put back at exit as
+ * it was, the last set first; rk_usage() and a plain return from main()
+ * both exit through it.
+ */
+#define RK_KNOBS	4
+static struct {
+	const char *path;
+	char old[32];	/* with its newline */
+} rk_knobs[RK_KNOBS];
+static int rk_nknobs;
+
+static inline void rk_knobs_restore(void)
+{
+	while (rk_nknobs > 0) {
+		rk_nknobs--;
+		rk_write_file(rk_knobs[rk_nknobs].path, rk_knobs[rk_nknobs].old);
+	}
+}
+
+/* Write @val to @path until exit; 0 on success. */
+static inline int rk_knob_set(const char *path, const char *val)
+{
+	if (rk_nknobs == RK_KNOBS)
+		return -1;
+	if (!rk_nknobs)
+		atexit(rk_knobs_restore);
+	if (rk_save_set(path, rk_knobs[rk_nknobs].old,
+			sizeof(rk_knobs[rk_nknobs].old), val))
+		return -1;
+	rk_knobs[rk_nknobs++].path = path;
+	return 0;
+}
+
 static inline void rk_report(const char *bench, const char *mode, int round,
 			     const char *metric, double value)
 {

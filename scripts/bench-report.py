@@ -50,6 +50,8 @@ RATE_GOAL = 1 / 0.99
 TARGETS = [
     ("P1 idle: stack memory given back (%)", "p1_idle", "given_back_pct",
      "on", None, 73.0),
+    ("P1 idle, proactive reclaim only (no pressure): given back (%)",
+     "p1_proactive", "given_back_pct", "on", None, 73.0),
     ("P2 non-idle: steady-state given back (%)", "p2_busy", "given_back_pct",
      "on", None, 70.0),
     ("P2 non-idle: wake-to-run p50 on/off", "p2_busy", "p50_us",
