@@ -114,8 +114,36 @@ static void wake_one(struct waiter *t)
  * starts by waking everyone once, untimed, so that no stack reclaimed
  * in the previous run's mode is repopulated during this one.
  */
+/* The counters that explain the latency: how each wakeup got its stack. */
+static const char *const outcome_keys[] = {
+	"stack_reclaim_stacks", "stack_reclaim_young", "stack_repopulate_fast",
+	"stack_repopulate_deferred", "stack_defer_pool_empty",
+	"stack_defer_charge_failed", "stack_defer_handed_off",
+	"stack_repopulate_retry", "stack_repopulate_wait_us",
+};
+#define NR_OUTCOMES	(sizeof(outcome_keys) / sizeof(outcome_keys[0]))
+
+static void outcomes_read(long *v)
+{
+	for (size_t i = 0; i < NR_OUTCOMES; i++)
+		v[i] = rk_vmstat(outcome_keys[i]);
+}
+
+/* One line per mode: the counters' deltas over the run. */
+static void outcomes_print(const char *m, const long *before)
+{
+	long after[NR_OUTCOMES];
+
+	outcomes_read(after);
+	printf("%s: %s: counters:", bench, m);
+	for (size_t i = 0; i < NR_OUTCOMES; i++)
+		printf(" %s +%ld", outcome_keys[i], after[i] - before[i]);
+	printf("\n");
+}
+
 static double run(const char *m, int seconds, long base, long full)
 {
+	long before[NR_OUTCOMES];
 	double samples[600];
 	int ns = 0, ticks = seconds * 10;
 	long high;
@@ -130,6 +158,7 @@ static double run(const char *m, int seconds, long base, long full)
 	snprintf(buf, sizeof(buf), "%ld", high);
 	if (rk_write_file(CG "/memory.high", buf))
 		return NAN;
+	outcomes_read(before);
 	h = fork();
 	if (!h)
 		_exit(hog());
@@ -143,6 +172,7 @@ static double run(const char *m, int seconds, long base, long full)
 	}
 	kill(h, SIGKILL);
 	waitpid(h, NULL, 0);
+	outcomes_print(m, before);
 	rk_write_file(CG "/memory.high", "max");
 	printf("%s: %s: KernelStack %ld kB with every stack present, %ld kB now, median given back %.1f%%\n",
 	       bench, m, full, rk_kernel_stack_kb(), rk_percentile(samples, ns, 50));
