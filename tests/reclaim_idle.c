@@ -47,7 +47,10 @@ static int reclaimed(struct rk_pop *pop)
 	return n;
 }
 
-/* A thread that sleeps 100 ms at a time, at an annotated site. */
+/*
+ * A thread that sleeps 400 ms at a time at an annotated site: never old
+ * enough, and a reclaim of its stack would show for up to 400 ms.
+ */
 static volatile int ticker_stop;
 static pid_t ticker_tid;
 
@@ -55,7 +58,7 @@ static void *ticker(void *arg)
 {
 	ticker_tid = syscall(SYS_gettid);
 	while (!ticker_stop)
-		rk_sleep_ms(100);
+		rk_sleep_ms(400);
 	return NULL;
 }
 
@@ -73,20 +76,21 @@ TEST_F_TIMEOUT(idle, old_stacks_go_young_stay, 120)
 	ASSERT_EQ(0, rk_write_file(IDLE, "2"));
 	/*
 	 * Due within SECS + SECS/2 of blocking plus a pass; poll the
-	 * ticker meanwhile: blocked 100 ms at a time, it must never be
-	 * taken.
+	 * ticker meanwhile, and for four passes at least: it must never
+	 * be taken.
 	 */
 	for (ms = 0; ms < (SECS + SECS / 2 + 3) * 1000; ms += 50) {
 		if (!inspect(ticker_tid, &in) && in.state == STACK_RECLAIMED)
 			ticker_seen++;
-		if (ms % 500 == 0 && (n = reclaimed(&self->pop)) >= NR)
+		if (ms % 500 == 0 && ms >= 4000 &&
+		    (n = reclaimed(&self->pop)) >= NR)
 			break;
 		rk_sleep_ms(50);
 	}
 	n = reclaimed(&self->pop);
-	TH_LOG("%d of %d reclaimed after %d ms by the idle pass (stack_reclaim_idle +%ld, stack_reclaim_stacks +%ld)",
+	TH_LOG("%d of %d reclaimed after %d ms by the idle pass (stack_reclaim_idle +%ld, stack_reclaim_stacks +%ld); the ticker seen reclaimed %d times",
 	       n, NR, ms, rk_vmstat("stack_reclaim_idle") - idle0,
-	       rk_vmstat("stack_reclaim_stacks") - stacks0);
+	       rk_vmstat("stack_reclaim_stacks") - stacks0, ticker_seen);
 	EXPECT_GE(n, NR * 95 / 100);
 	EXPECT_GE(rk_vmstat("stack_reclaim_idle") - idle0, n);
 	EXPECT_EQ(0, ticker_seen);
