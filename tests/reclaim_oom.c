@@ -14,9 +14,9 @@
  *
  * sibling_not_held_up: a cgroup at its memory.max, whose tasks cannot be
  * OOM-killed (oom_score_adj -1000), wakes NR_FULL reclaimed threads just
- * before a sibling cgroup wakes NR_SIB: the full cgroup's stack pages are
- * charged by force (memory.events "max" rises) and the sibling's threads
- * all run within SIB_BOUND_MS.
+ * before a sibling cgroup wakes NR_SIB: the full cgroup's wakeups find it
+ * at its limit (stack_defer_charge_failed), the worker charges their pages
+ * by force, and the sibling's threads all run within SIB_BOUND_MS.
  */
 #include "rk_sites.h"
 #include "kselftest_harness.h"
@@ -193,6 +193,7 @@ TEST_F_TIMEOUT(oom, sibling_not_held_up, 300)
 {
 	static const char * const cgs[] = { CG_FULL, CG_SIB };
 	long stacks0, stacks, max0, ms_full = -1, ms_sib = -1;
+	long cur0, ks0, fast0, charge0;
 	struct child full, sib;
 	char buf[32];
 	int status;
@@ -208,6 +209,10 @@ TEST_F_TIMEOUT(oom, sibling_not_held_up, 300)
 	snprintf(buf, sizeof(buf), "%ld", rk_read_long(CG_FULL "/memory.current"));
 	ASSERT_EQ(0, cg_write(CG_FULL, "memory.max", buf));
 	max0 = cg_key(CG_FULL, "memory.events", "max");
+	cur0 = rk_read_long(CG_FULL "/memory.current");
+	ks0 = cg_key(CG_FULL, "memory.stat", "kernel_stack");
+	fast0 = rk_vmstat("stack_repopulate_fast");
+	charge0 = rk_vmstat("stack_defer_charge_failed");
 	ASSERT_EQ(1, write(full.go[1], "g", 1));
 	ASSERT_EQ(1, write(sib.go[1], "g", 1));
 	EXPECT_EQ((ssize_t)sizeof(long), read(sib.out[0], &ms_sib, sizeof(long)));
@@ -215,10 +220,23 @@ TEST_F_TIMEOUT(oom, sibling_not_held_up, 300)
 	TH_LOG("%ld stacks reclaimed; all %d of the sibling ran in %ld ms, all %d of the full cgroup in %ld ms; its memory.events max +%ld",
 	       stacks, NR_SIB, ms_sib, NR_FULL, ms_full,
 	       cg_key(CG_FULL, "memory.events", "max") - max0);
+	TH_LOG("full cgroup: memory.current %ld -> %ld (max %ld), kernel_stack %ld -> %ld KiB; fast +%ld, charge deferrals +%ld",
+	       cur0, rk_read_long(CG_FULL "/memory.current"),
+	       rk_read_long(CG_FULL "/memory.max"), ks0,
+	       cg_key(CG_FULL, "memory.stat", "kernel_stack"),
+	       rk_vmstat("stack_repopulate_fast") - fast0,
+	       rk_vmstat("stack_defer_charge_failed") - charge0);
 	EXPECT_GE(ms_sib, 0);
 	EXPECT_LE(ms_sib, SIB_BOUND_MS);
 	EXPECT_GE(ms_full, 0);
-	EXPECT_GT(cg_key(CG_FULL, "memory.events", "max"), max0);
+	/*
+	 * The full cgroup's wakeups found it at its limit (the fast path's
+	 * charge refused). How many of the worker's forced charges then
+	 * went over memory.max (memory.events max) depends on how fast its
+	 * first threads exit and free their stacks: logged, not asserted
+	 * (0 of 500 once on arm64).
+	 */
+	EXPECT_GT(rk_vmstat("stack_defer_charge_failed") - charge0, 0);
 	EXPECT_EQ(0, cg_key(CG_FULL, "memory.events", "oom_kill"));
 	ASSERT_EQ(full.pid, waitpid(full.pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
