@@ -23,6 +23,7 @@ import os
 import pty
 import re
 import select
+import struct
 import subprocess
 import sys
 import threading
@@ -172,7 +173,7 @@ class Crash:
         return "signal %d" % -rc if rc < 0 else "exit status %d" % rc
 
     @classmethod
-    def known_failure(cls, syms):
+    def known_failure(cls):
         """Why crash did not start, if it is crash 8.0.2's known limit, else
         "". Until it knows the kernel's version, crash reads the kernel
         image and physical memory from /proc/kcore at paddr | PAGE_OFFSET
@@ -183,19 +184,24 @@ class Crash:
         with none: no task is found ("cannot set context for pid"), and it
         dies. --minimal mode shows it: linux_banner unreadable at its
         address, readable through the direct map (the physical address
-        from /proc/iomem's "Kernel code")."""
-        code = re.search(r"^\s*([0-9a-f]+)-[0-9a-f]+ : Kernel code$",
-                         read("/proc/iomem"), re.M)
-        if not code or "linux_banner" not in syms:
+        from /proc/kcore's program headers; linux_banner's address from the
+        vmlinux: kallsyms has no data symbols without KALLSYMS_ALL)."""
+        nm = subprocess.run(["nm", VMLINUX], capture_output=True, text=True).stdout
+        found = re.search(r"^([0-9a-f]+) \w linux_banner$", nm, re.M)
+        banner = int(found.group(1), 16) if found else 0
+        paddr = kcore_paddr(banner)
+        if paddr is None:
+            note("linux_banner (%#x) is in no /proc/kcore segment" % banner)
             return ""
-        banner = syms["linux_banner"][0]
-        direct = cls.DIRECT_MAP + banner - syms["_text"][0] + int(code.group(1), 16)
+        direct = cls.DIRECT_MAP + paddr
         out = subprocess.run(cls.ARGS[:-2] + ["--minimal"] + cls.ARGS[-2:],
                              input="rd -a linux_banner\nrd -a %#x\nq\n" % direct,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,	# its errors
                              text=True, timeout=cls.START_S).stdout
         at_direct = re.search(r"^%x:\s+(Linux version \S+)" % direct, out, re.M)
         if "seek error: kernel virtual address: %x" % banner not in out or not at_direct:
+            note("crash --minimal, rd linux_banner (%#x) and %#x: %s" % (
+                banner, direct, " | ".join(out.replace("WARNING:", "warning:").split("\n")[-8:])))
             return ""
         return ("crash %s maps the kernel image to /proc/kcore with the pre-4.20 "
                 "PAGE_OFFSET (no page_offset_base: CONFIG_RANDOMIZE_MEMORY off) until "
@@ -218,6 +224,22 @@ class Crash:
             raise RuntimeError("crash bt %d printed no frame: %s" %
                                (tid, " | ".join(out.strip().splitlines())))
         return [(int(pc, 16), name) for name, pc in found]
+
+
+def kcore_paddr(vaddr):
+    """The physical address of vaddr by /proc/kcore's ELF64 program headers
+    (the PT_LOAD that holds it, if it has one), or None."""
+    with open("/proc/kcore", "rb") as f:
+        head = f.read(64)
+        phoff, = struct.unpack_from("<Q", head, 32)
+        phentsize, phnum = struct.unpack_from("<HH", head, 54)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+    for i in range(phnum):
+        kind, _, _, start, phys, _, size, _ = struct.unpack_from("<IIQQQQQQ", table, i * phentsize)
+        if kind == 1 and start <= vaddr < start + size and phys != 2**64 - 1:
+            return vaddr - start + phys
+    return None
 
 
 def crash_version():
@@ -252,7 +274,7 @@ def load(reader, syms):
         r = reader()
     except Exception as e:
         note("%s did not start: %s" % (reader.name, e))
-        known = getattr(reader, "known_failure", lambda syms: "")(syms)
+        known = getattr(reader, "known_failure", lambda: "")()
         tap(False, "%s loads %s over /proc/kcore" % (reader.name, VMLINUX),
             known or str(e), todo=bool(known))
         return None
