@@ -159,10 +159,11 @@ deb http://deb.debian.org/debian bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main"
 # openjdk-17-jre-headless: Debian's JRE carries the whole module image
 # (jdk.compiler too), so "java RkPool.java" runs the JVM server from its
-# source (guest/realworld/RkPool.java), no JDK needed.
+# source (guest/realworld/RkPool.java), no JDK needed. crash: the kernel
+# crash dump analyser, run on the live kernel (guest/realworld/crash_stacks.py).
 ROOTFS_PKGS="systemd-sysv udev procps memcached libmemcached-tools redis-server
 	redis-tools mariadb-server mariadb-client python3 python3-pymysql python3-drgn
-	openjdk-17-jre-headless"
+	crash openjdk-17-jre-headless"
 ROOTFS_HOST_PKGS="mmdebstrap e2fsprogs"
 
 # Kernel command line each config boots with.

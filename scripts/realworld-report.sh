@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # realworld-report.sh CONSOLE: the census tables (census-report.sh), the
-# per-server table (@@RK-SERVER fields, servers.py) and the drgn step's
-# stack traces (drgn_stacks.py) of a make realworld console, as markdown.
+# per-server table (@@RK-SERVER fields, servers.py) and the drgn and crash
+# steps' stack traces (kstack_readers.py) of a make realworld console, as
+# markdown.
 . "$(dirname "$0")/lib.sh"
 
 con=$1
@@ -16,9 +17,11 @@ echo "| server | threads | idle conns | KernelStack kB before | after reclaim | 
 echo "|---|---|---|---|---|---|---|---|---|---|"
 sed -n 's/^@@RK-SERVER //p' <<< "$lines" | awk -F'|' '{
 	printf "|"; for (i = 1; i <= NF; i++) printf " %s |", $i; printf "\n" }'
-echo
-echo "### drgn: stack traces of resident and reclaimed stacks"
-echo
-echo '```'
-sed -n '/^@@RK-BEGIN drgn$/,/^@@RK-END drgn /{/^@@RK-/d;p}' <<< "$lines"
-echo '```'
+for reader in drgn crash; do
+	echo
+	echo "### $reader: stack traces of resident and reclaimed stacks"
+	echo
+	echo '```'
+	sed -n "/^@@RK-BEGIN $reader\$/,/^@@RK-END $reader /{/^@@RK-/d;p}" <<< "$lines"
+	echo '```'
+done

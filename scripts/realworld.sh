@@ -5,7 +5,8 @@
 # (CONFIG=rkreal), booted from an ext4 image on a virtio disk. The guest
 # prints a census of where every thread waits, then drives each server
 # over loopback with its own clients through forced stack reclaim, and
-# drgn reads reclaimed threads' stacks through /proc/kcore.
+# drgn and crash read reclaimed threads' stacks through /proc/kcore
+# (crash 8.0.2 does not start on this kernel: README).
 #   REALWORLD_SERVERS (memcached,redis,mariadb,jvm): servers.py's servers, in order;
 #   RK_CONNS idle connections per server (1000) goes on the command line.
 export CONFIG=${REALWORLD_CONFIG:-rkreal}
