@@ -120,6 +120,7 @@ static const char *const outcome_keys[] = {
 	"stack_repopulate_deferred", "stack_defer_pool_empty",
 	"stack_defer_charge_failed", "stack_defer_handed_off",
 	"stack_repopulate_retry", "stack_repopulate_wait_us",
+	"stack_pool_grow", "stack_pool_shrink",
 };
 #define NR_OUTCOMES	(sizeof(outcome_keys) / sizeof(outcome_keys[0]))
 

@@ -24,7 +24,7 @@ mkdir -p "$tree"
 tar -C "$tree" -xf "$tarball"
 
 install -D -m 755 "$src/run" "$tree/usr/local/lib/rk/run"
-for py in rktap.py servers.py kstack_readers.py; do
+for py in rktap.py servers.py kstack_readers.py blocktimes.py; do
 	install -D -m 755 "$src/$py" "$tree/usr/local/lib/rk/$py"
 done
 install -D -m 755 "$census" "$tree/usr/local/bin/census"

@@ -263,16 +263,6 @@ TEST_F(elig, pi_owner_keeps_stack)
 	EXPECT_EQ(NR, rk_pop_finish(&plain));
 }
 
-/* Pin the calling thread (threads it creates inherit it). */
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 /* Two CPUs on two nodes: CPU 0 on node 0, CPU 1 on node 1, as boot.sh sets. */
 static int two_nodes(void)
 {
@@ -299,10 +289,10 @@ TEST_F(elig, pi_boost_gives_stack_back)
 	int t;
 
 	if (two_nodes())
-		ASSERT_EQ(0, pin(1));
+		ASSERT_EQ(0, rk_pin(1));
 	ASSERT_EQ(0, pthread_create(&pp.owner, NULL, pi_owner, &pp));
 	if (two_nodes())
-		ASSERT_EQ(0, pin(0));
+		ASSERT_EQ(0, rk_pin(0));
 	for (t = 0; !__atomic_load_n(&pp.locked, __ATOMIC_SEQ_CST) ||
 		    task_state(pp.owner_tid) != 'S'; t++) {
 		ASSERT_GT(1000, t);
@@ -570,10 +560,10 @@ static void woken_across_nodes(struct __test_metadata *_metadata, int worker)
 		rk_sleep_ms(300);
 	}
 	/* Fork on CPU 1: the stacks' pages come from its node, node 1. */
-	ASSERT_EQ(0, pin(1));
+	ASSERT_EQ(0, rk_pin(1));
 	__atomic_store_n(&second_word, 0, __ATOMIC_RELEASE);
 	ASSERT_EQ(0, rk_pop_start(&pop, &twice_site, NR, NULL));
-	ASSERT_EQ(0, pin(0));
+	ASSERT_EQ(0, rk_pin(0));
 	ASSERT_EQ(0, rk_reclaim_tids(pop.tids, NR));
 	for (i = 0; i < NR; i++) {
 		ASSERT_EQ(0, inspect(pop.tids[i], &in));

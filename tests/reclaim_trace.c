@@ -3,8 +3,8 @@
  * Counters and trace events account for every outcome. NR threads block
  * in futex wait for longer than light reclaim wants, drop_caches reclaims
  * their stacks with the stack_reclaim trace events on, and one wake-all
- * maps them again: the per-CPU pools (16 pages each) serve a few in the
- * wakeup, the rest wait for the worker ("pool_empty"). Then:
+ * maps them again: the waker's CPU's pool (16 to 128 pages) serves some in
+ * the wakeup, the rest wait for the worker ("pool_empty"). Then:
  * - one stack_reclaim_stack event per stack reclaimed (the counter's
  *   delta), each of ours with the age it had (>= the time we slept), all
  *   its pages reported as progress and not handed off; handed-off events
@@ -15,7 +15,8 @@
  *   each equal to its events' count, and stack_repopulate_wait_us is the
  *   events' wait_ns summed (each truncated to microseconds).
  * The second case fails every fast path on purpose (fail_stack_repopulate)
- * so that the "injected" cause is counted and traced too. Events and
+ * so that the "injected" cause is counted and traced too. The third
+ * (pool_follows_bursts, below) sizes a pool with two bursts. Events and
  * counters are compared over the same window; each test runs in a child
  * of its own, and the teardown puts back what it changed.
  */
@@ -24,7 +25,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#define NR		64
+#define NR		96
 #define SLEEP_MS	1500	/* older than the one second of DEF_PRIORITY */
 #define SYSCTL		"/proc/sys/vm/reclaimable_stacks"
 #define TRACEFS		"/sys/kernel/tracing"
@@ -230,7 +231,10 @@ static void account(struct __test_metadata *_metadata,
 	}
 	/* Each woken stack of ours went one way or the other, once. */
 	EXPECT_EQ(NR, ev.woken_ours);
-	/* 64 stacks of 3 pages, pools of 16 pages per CPU: some waited. */
+	/*
+	 * 96 stacks of about 3 pages, woken by one thread, against pools
+	 * of at most 128 pages per CPU: some waited.
+	 */
 	EXPECT_GT(def, 0);
 	EXPECT_GT(wait, 0);
 	/* The counter sums each wait in ns / 1000, the events likewise. */
@@ -252,6 +256,88 @@ TEST_F(trace, injected_failures_counted_and_traced)
 	if (access(RK_FAIL_DIR "/probability", W_OK))
 		SKIP(return, "no fail_stack_repopulate attribute");
 	account(_metadata, self, true);
+}
+
+/*
+ * A CPU's pool follows the bursts it serves. With the pools just reset
+ * (switched off and on), BURST futex waiters are reclaimed (drop_caches
+ * reclaims at priority 0, whatever their age) and woken at once by one
+ * thread on CPU 0, twice, half a second apart: the first burst finds CPU
+ * 0's pool at its minimum (16 pages, five stacks) and most of it waits for
+ * the worker; the refill after it grows the pool (stack_pool_grow) by what
+ * it missed; the second, of the same size, finds the grown pool and at
+ * most half as many wait. Then, left unused, the pool shrinks by an
+ * eighth a second (stack_pool_shrink). Last, switched off, every pool is
+ * back at its minimum: the two counters, counted since boot, are equal
+ * (the sizes are the minimums plus one less the other).
+ */
+#define BURST		40
+
+/*
+ * One burst on CPU 0: the wakeups among BURST reclaimed stacks that found
+ * their pool short (and so waited for the worker).
+ */
+static long burst(struct __test_metadata *_metadata)
+{
+	static struct rk_pop pop;
+	long short0, fast0, def0, shortfall, fast, def;
+
+	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), BURST,
+				  NULL));
+	rk_sleep_ms(200);
+	ASSERT_EQ(0, rk_drop_caches(1));
+	short0 = rk_vmstat("stack_defer_pool_empty");
+	def0 = rk_vmstat("stack_repopulate_deferred");
+	fast0 = rk_vmstat("stack_repopulate_fast");
+	EXPECT_EQ(BURST, rk_pop_finish(&pop));
+	shortfall = rk_vmstat("stack_defer_pool_empty") - short0;
+	def = rk_vmstat("stack_repopulate_deferred") - def0;
+	fast = rk_vmstat("stack_repopulate_fast") - fast0;
+	TH_LOG("burst of %d: %ld fast, %ld deferred (%ld for a short pool)",
+	       BURST, fast, def, shortfall);
+	return shortfall;
+}
+
+TEST_F(trace, pool_follows_bursts)
+{
+	long grow0, shrink0, grow, shrink = 0, def1, def2;
+
+	if (rk_vmstat("stack_pool_grow") < 0)
+		SKIP(return, "no stack_pool_grow counter");
+	ASSERT_EQ(0, rk_pin(0));
+	/* Every pool back at its minimum, as after boot. */
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "0"));
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "1"));
+	grow0 = rk_vmstat("stack_pool_grow");
+	def1 = burst(_metadata);
+	rk_sleep_ms(300);	/* the refill, from the next tick */
+	grow = rk_vmstat("stack_pool_grow") - grow0;
+	def2 = burst(_metadata);
+	TH_LOG("pool grew by %ld pages after the first burst", grow);
+	/*
+	 * 40 stacks of about 3 pages against 16: most waited, unless a
+	 * refill preempted the waker in the middle of the burst.
+	 */
+	EXPECT_GT(def1, BURST / 4);
+	/* At least what the first burst's deferred wakeups missed. */
+	EXPECT_GE(grow, def1);
+	EXPECT_LE(def2 * 2, def1);
+	/* Unused: an eighth of it a second (at least 2 pages) goes. */
+	rk_sleep_ms(300);	/* the second burst's refill */
+	shrink0 = rk_vmstat("stack_pool_shrink");
+	for (int i = 0; i < 25 && shrink < 4; i++) {
+		rk_sleep_ms(200);
+		shrink = rk_vmstat("stack_pool_shrink") - shrink0;
+	}
+	TH_LOG("pool shrank by %ld pages in up to 5 s unused", shrink);
+	EXPECT_GE(shrink, 4);
+	/* Switched off, every size is its minimum again. */
+	ASSERT_EQ(0, rk_write_file(SYSCTL, "0"));
+	rk_sleep_ms(100);	/* counts made just after their change */
+	grow = rk_vmstat("stack_pool_grow");
+	shrink = rk_vmstat("stack_pool_shrink");
+	TH_LOG("since boot: %ld pages grown, %ld shrunk", grow, shrink);
+	EXPECT_EQ(grow, shrink);
 }
 
 TEST_HARNESS_MAIN

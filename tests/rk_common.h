@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,16 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Pin the calling thread (threads it creates inherit it); 0 or -1. */
+static inline int rk_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
 
 /* Value of "key" in a "key value" or "key: value kB" file, or -1. */
 static inline long rk_read_key(const char *path, const char *key)
