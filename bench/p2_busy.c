@@ -23,6 +23,11 @@
  * p2_age<N>, not p2_busy, so that a sweep over thresholds (bench-report.py's
  * trade-off table) never mixes into the P2 target row; what is measured
  * is the same.
+ *
+ * aa=1 runs the two modes both switched off (off_a, off_b; rk_aa_arg()):
+ * how far the latency ratio moves between two runs of one boot that
+ * differ in nothing, the A/A noise against which bench-report.py judges
+ * the on/off ratios.
  */
 #include "rk_bench.h"
 #include <signal.h>
@@ -197,7 +202,7 @@ static void min_age_set(long ms)
 int main(int argc, char **argv)
 {
 	static const char *const keys[] = { "rounds", "threads", "seconds",
-					    "min_age_ms", NULL };
+					    "min_age_ms", "aa", NULL };
 	static double all[2][MAX_SAMPLES];
 	int rounds, seconds, nall[2] = { 0, 0 };
 	long min_age_ms;
@@ -209,6 +214,7 @@ int main(int argc, char **argv)
 	nthreads = rk_arg_long(argc, argv, "threads", 4000, 100, MAX_THREADS);
 	seconds = rk_arg_long(argc, argv, "seconds", 20, 3, 600);
 	min_age_ms = rk_arg_long(argc, argv, "min_age_ms", -1, 0, 60000);
+	rk_aa_arg(argc, argv);
 	if (!rk_have_feature())
 		rk_usage("P2 compares the feature on and off: boot the feature build");
 	if (min_age_ms >= 0)
@@ -243,7 +249,8 @@ int main(int argc, char **argv)
 					all[mi][nall[mi]++] = lat[k];
 		}
 	}
-	rk_mode_set("on");
+	if (!rk_aa)
+		rk_mode_set("on");
 	for (int mi = 0; mi < 2; mi++) {
 		const char *m = rk_mode_name(mi);
 

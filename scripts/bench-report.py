@@ -8,27 +8,36 @@ the "@@RK-HIST" lines (a histogram on fixed bucket edges, rk_bench.h) into
 OUTDIR/hist-<bench>.csv, counts added over consoles (plot.sh hist draws it).
 
 A console named ...-b<K>-[aa-]<program>.log is boot K of that program (bench.sh
-BENCH_BOOTS); values of all boots are pooled. The noise of the instrument
-(the A/A spread) of a bench and metric is the larger of |off_a/off_b - 1|
-(an A/A run, bench.sh BENCH_AA=1: two modes, both switched off) and, per mode,
-the spread between the medians of its boots (max/min - 1). A ratio target
-whose margin |limit - 1| is smaller than that noise is "inconclusive",
-whatever the ratio; a share target (a percentage, no ratio) is judged
-against the spread of its own mode's boots, and is "inconclusive" when that
-exceeds the figure's relative distance from the limit. With no noise data
-the noise is "not measured" and the verdict "inconclusive": never "yes" or
-"NO" from the figure alone.
+BENCH_BOOTS); values of all boots are pooled. Each target has a noise, the
+amount its figure moves when nothing but chance changes, measured only
+from MIN_BOOTS (3) boots or more:
+- a share (a percentage, no ratio): the spread between the medians of its
+  mode's boots (max/min - 1);
+- a ratio of two modes of one boot (on/off, fast/unreclaimed), which
+  cancels whatever makes one boot slower than another: the spread
+  between the boots' own ratios (max/min - 1);
+- a ratio against the unpatched kernel, whose modes come from different
+  boots: the larger of the two modes' spreads between boots;
+and, for either ratio, no less than the A/A spread where it was measured
+(bench.sh BENCH_AA=1: two modes, both switched off, in a boot of their
+own; the largest max(off_a/off_b, off_b/off_a) - 1 of such a boot).
+A target is "inconclusive" when its noise reaches the figure's relative
+distance from its limit (|limit/figure - 1|: a ratio of 0.75 against a
+limit of 1.2 has 60 % of room, one of 1.19 under 1 %), and "yes" or "NO"
+only otherwise. With no noise data the noise is "not measured" and the
+verdict "inconclusive": never "yes" or "NO" from the figure alone.
 
 Exit status 1 if a benchmark reported nothing at all (a target missed is
 a result, not an error)."""
 
 import csv
 import json
+import math
 import os
 import re
 import statistics
 import sys
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 
 LINE = re.compile(r"@@RK-BENCH bench=(\S+) mode=(\S+) round=(\d+) "
                   r"metric=(\S+) value=(-?(?:\d+\.?\d*|nan|inf))")
@@ -97,10 +106,13 @@ ALL_OF = [
 
 def load(paths):
     """The @@RK-BENCH values as rows (bench, mode, round, metric, value,
-    boot, console) and the @@RK-HIST counts, {bench: {(mode, lo_us, hi_us):
-    count}}, added over every console (the edges are fixed)."""
+    boot, console), the @@RK-HIST counts, {bench: {(mode, lo_us, hi_us):
+    count}}, added over every console (the edges are fixed), and the
+    values that were no number (nan, inf: a program's percentile of no
+    samples), left out of the rows and counted per (bench, mode, metric)."""
     rows = []
     hist = defaultdict(lambda: defaultdict(int))
+    dropped = defaultdict(int)
     for path in paths:
         bm = BOOT.search(os.path.basename(path))
         boot = int(bm.group(1)) if bm else 1
@@ -109,37 +121,107 @@ def load(paths):
                 m = LINE.search(line)
                 if m:
                     b, mode, rnd, metric, val = m.groups()
+                    if not math.isfinite(float(val)):
+                        dropped[(b, mode, metric)] += 1
+                        continue
                     rows.append((b, mode, int(rnd), metric, float(val),
                                  boot, path))
                 m = HIST.search(line)
                 if m:
                     b, mode, lo, hi, count = m.groups()
                     hist[b][(mode, float(lo), float(hi))] += int(count)
-    return rows, hist
+    return rows, hist, dropped
 
 
-def noise_of(per_boot, med):
-    """The A/A spread of each (bench, metric), where it was measured, and
-    the spread between the boots of each (bench, metric, mode)."""
-    noise = defaultdict(float)
-    spread = {}
-    for (b, metric, mode), v in med.items():
-        if mode == "off_a" and med.get((b, metric, "off_b")):
-            noise[(b, metric)] = max(noise[(b, metric)],
-                                     abs(v / med[(b, metric, "off_b")] - 1))
+# A spread between fewer boots is no estimate of the noise: with the
+# ratio exactly at its limit, the max/min of two boots' log-normal ratios
+# calls it met one time in seven, of three one time in 25, of five one
+# in 300 (a simulation by review, 2026-12-07).
+MIN_BOOTS = 3
+
+# A P2 sweep's bench: p2_busy run with min_age_ms=N (see tradeoff()).
+AGE = re.compile(r"p2_age(\d+)$")
+
+
+def spread_of(values):
+    """max/min - 1 of non-negative values (0 if all equal, zeros too; inf
+    if some are 0 and some not); None for fewer than MIN_BOOTS."""
+    if len(values) < MIN_BOOTS:
+        return None
+    if max(values) == min(values):
+        return 0.0
+    if min(values) <= 0:
+        return math.inf
+    return max(values) / min(values) - 1
+
+
+def noise_of(per_boot):
+    """The spread between the boots of each (bench, metric, mode) (spread;
+    from MIN_BOOTS boots), and per (bench, metric) the largest A/A spread
+    of one boot, max(off_a/off_b, off_b/off_a) - 1 (aa)."""
+    spread, aa = {}, {}
     for (b, metric, mode), boots in per_boot.items():
-        ms = [statistics.median(v) for v in boots.values()]
-        if len(ms) > 1 and min(ms) > 0:
-            spread[(b, metric, mode)] = max(ms) / min(ms) - 1
-            noise[(b, metric)] = max(noise[(b, metric)],
-                                     spread[(b, metric, mode)])
-    return noise, spread
+        n = spread_of([statistics.median(v) for v in boots.values()])
+        if n is not None:
+            spread[(b, metric, mode)] = n
+        other = per_boot.get((b, metric, "off_b"), {})
+        for boot, v in boots.items() if mode == "off_a" else ():
+            x = statistics.median(v)
+            y = statistics.median(other.get(boot, [0]))
+            if x > 0 and y > 0:
+                aa[(b, metric)] = max(aa.get((b, metric), 0),
+                                      max(x / y, y / x) - 1)
+    return spread, aa
+
+
+def aa_bench(b):
+    """The bench whose A/A boots measure b's instrument: a P2 sweep's
+    p2_age<N> has none of its own (an A/A run never switches the feature
+    on, so no threshold matters) and shares plain p2_busy's."""
+    return "p2_busy" if AGE.match(b) else b
+
+
+def target_noise(st, b, metric, mode, against):
+    """The noise of a figure (see the top of this file): None unless it
+    rests on MIN_BOOTS boots; for a ratio, no less than the A/A spread
+    where it was measured."""
+    if against is None:
+        return st.spread.get((b, metric, mode))
+    if "vanilla" in (mode, against):
+        parts = [st.spread.get((b, metric, m)) for m in (mode, against)]
+        n = None if None in parts else max(parts)
+    else:
+        costs = boot_costs(st, b, metric, mode, against)
+        n = None if None in costs else spread_of(costs)
+    return None if n is None else max(n, st.aa.get((aa_bench(b), metric), 0))
+
+
+def boot_costs(st, b, metric, mode, against):
+    """The cost of mode against the other in each boot that has both (None
+    for a boot where either median is 0)."""
+    x = st.per_boot.get((b, metric, mode), {})
+    y = st.per_boot.get((b, metric, against), {})
+    return [cost({mode: statistics.median(x[k]),
+                  against: statistics.median(y[k])}, None, metric, mode, against)
+            for k in sorted(set(x) & set(y))]
+
+
+def figure_cost(st, b, metric, mode, against):
+    """A ratio target's figure: for two modes of one boot, the median of
+    the boots' own ratios (what its noise measures the spread of; boots
+    where one mode is missing or 0 left out); against the unpatched
+    kernel, the ratio of the pooled medians."""
+    if "vanilla" in (mode, against):
+        return cost(st.med, b, metric, mode, against)
+    costs = [c for c in boot_costs(st, b, metric, mode, against) if c]
+    return statistics.median(costs) if costs else None
 
 
 def cost(med, b, metric, mode, against):
     """The cost of mode against the other, > 1 worse (see RATE_GOAL);
     None where either median is missing or zero."""
-    x, y = med.get((b, metric, mode)), med.get((b, metric, against))
+    key = (lambda m: m) if b is None else (lambda m: (b, metric, m))
+    x, y = med.get(key(mode)), med.get(key(against))
     if not x or not y:
         return None
     return y / x if metric.endswith("_per_s") else x / y
@@ -147,12 +229,13 @@ def cost(med, b, metric, mode, against):
 
 def judge(figure, limit, n, share):
     """A target's verdict given its noise n (None: not measured): never
-    "yes" or "NO" without the noise, nor when the noise exceeds the
-    margin: a ratio's |limit - 1|, a share's distance from its limit."""
+    "yes" or "NO" without the noise, nor when the noise reaches the
+    margin, the figure's relative distance from its limit (max/min - 1 of
+    the two, as the noise is)."""
     if figure is None:
         return "-"
-    margin = abs(figure / limit - 1) if share else abs(limit - 1)
-    if n is None or n > margin:
+    margin = max(limit / figure, figure / limit) - 1 if figure else math.inf
+    if n is None or n >= margin:
         return "inconclusive"
     met = figure >= limit if share else figure <= limit
     return "yes" if met else "NO"
@@ -169,9 +252,12 @@ def judge_all(verdicts):
 
 ZERO = 0.005   # a built-in-but-off difference above this must be explained
 
+# Metrics that count events rather than cost time: no "on vs off" cost.
+COUNTS = ("wakeups", "count")
+
 
 def zero_cost(cost, n):
-    """Verdict on a cost ratio (> 1 worse) given its A/A noise n."""
+    """Verdict on a cost ratio (> 1 worse) given its noise n."""
     if n is None:
         return "noise not measured"
     bar = max(n, ZERO)
@@ -190,20 +276,37 @@ def fmt(v):
     return f"{v:.3g}" if abs(v) < 10 else f"{v:.1f}"
 
 
+def finite(obj):
+    """obj for JSON: an infinite float (a spread over a zero) as "inf"."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
+
+
 def noise_cell(n):
     return "not measured" if n is None else f"{100 * n:.2f} %"
 
 
-def measure(med, noise, spread, b, metric, mode, against, limit):
-    """A target's figure on bench b, its noise (a share: the spread of its
-    mode's boots; a cost: the bench's A/A noise), the verdict, and the
-    figure and goal as the tables print them."""
+# What the targets are judged on: the pooled medians, the noise_of()
+# dicts and the values of each boot ({(bench, metric, mode): {boot:
+# [values]}}).
+Stats = namedtuple("Stats", "med spread aa per_boot")
+
+
+def measure(st, b, metric, mode, against, limit):
+    """A target's figure on bench b, its noise (see the top of this file),
+    the verdict, and the figure and goal as the tables print them."""
     share = against is None
+    n = target_noise(st, b, metric, mode, against)
     if share:
-        v, n = med.get((b, metric, mode)), spread.get((b, metric, mode))
+        v = st.med.get((b, metric, mode))
         vcell = fmt(v)
     else:
-        v, n = cost(med, b, metric, mode, against), noise.get((b, metric))
+        v = figure_cost(st, b, metric, mode, against)
         vcell = "-" if v is None else f"{v:.4f}"
     return v, n, judge(v, limit, n, share), vcell, goal_text(limit, share)
 
@@ -213,18 +316,18 @@ def goal_text(limit, share):
 
 
 NO_NOISE = ("Noise not measured: inconclusive, whatever the figure "
-            "(make bench BENCH_BOOTS=2 or more, BENCH_AA=1, measures it).")
+            "(make bench BENCH_BOOTS=3 or more, and BENCH_AA=1, measures it).")
 
 
-def target_rows(med, noise, spread):
+def target_rows(st):
     """The targets table and its summary.json entries."""
     lines = ["| target | figure (ratios > 1 worse; P5's rates inverted: "
-             ">= 0.99 is <= 1/0.99) | goal | A/A noise | met |",
+             ">= 0.99 is <= 1/0.99) | goal | noise | met |",
              "|---|---|---|---|---|"]
     entries = []
     verdict_of = {}
     for label, b, *spec in TARGETS:
-        v, n, verdict, vcell, goal = measure(med, noise, spread, b, *spec)
+        v, n, verdict, vcell, goal = measure(st, b, *spec)
         verdict_of[label] = verdict
         lines.append(f"| {label} | {vcell} | {goal} | {noise_cell(n)} | "
                      f"{verdict} |")
@@ -246,17 +349,17 @@ def target_rows(med, noise, spread):
 
 # The P2 trade-off: p2_busy run with min_age_ms=N reports as p2_age<N>;
 # plain p2_busy ran at the kernel's default threshold (min_age_us
-# 1000000). Issue 12's three P2 targets are judged on each, as above.
-AGE = re.compile(r"p2_age(\d+)$")
-DEFAULT_AGE_MS = 1000
+# 1500000). Issue 12's three P2 targets are judged on each, as above.
+DEFAULT_AGE_MS = 1500
 P2 = [t for t in TARGETS if t[1] == "p2_busy"]
 P2_SHORT = ["given back", "p50", "p99"]
 
 
-def tradeoff(out, med, noise, spread):
+def tradeoff(out, st):
     """The P2 age threshold trade-off table (one row a threshold, in ms),
     also as OUTDIR/p2-tradeoff.csv (plot.sh tradeoff draws it), and its
     summary.json entries; nothing unless a p2_age<N> bench ran."""
+    med = st.med
     benches = {b for b, _, _ in med}
     ages = [(int(m.group(1)), b) for b in benches if (m := AGE.match(b))]
     if not ages:
@@ -277,7 +380,7 @@ def tradeoff(out, med, noise, spread):
                     "given_back_met", "p50_met", "p99_met", "all_met",
                     "given_back_goal_pct", "p50_goal", "p99_goal"])
         for ms, b in sorted(ages):
-            parts = [measure(med, noise, spread, b, *t[2:]) for t in P2]
+            parts = [measure(st, b, *t[2:]) for t in P2]
             off = med.get((b, gb_metric, "off"))
             verdicts = [p[2] for p in parts]
             every = judge_all(verdicts)
@@ -299,15 +402,15 @@ def tradeoff(out, med, noise, spread):
     return lines, entries
 
 
-def cost_rows(med, noise, keys, mode, against):
+def cost_rows(st, keys, mode, against):
     """Rows of a cost table, mode against the other for each (bench,
     metric) of keys where both ran, and their summary.json entries."""
     rows, entries = [], []
     for b, metric in keys:
-        c = cost(med, b, metric, mode, against)
+        c = figure_cost(st, b, metric, mode, against)
         if c is None:
             continue
-        n = noise.get((b, metric))
+        n = target_noise(st, b, metric, mode, against)
         verdict = zero_cost(c, n)
         rows.append(f"| {b} {metric} | {c:.4f} | {noise_cell(n)} | {verdict} |")
         entries.append({"bench": b, "metric": metric, "cost": c, "noise": n,
@@ -343,14 +446,15 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     out, consoles = sys.argv[1], sys.argv[2:]
-    rows, hist = load(consoles)
+    rows, hist, dropped = load(consoles)
     groups = defaultdict(list)
     per_boot = defaultdict(lambda: defaultdict(list))
     for b, mode, _, metric, val, boot, _ in rows:
         groups[(b, metric, mode)].append(val)
         per_boot[(b, metric, mode)][boot].append(val)
     med = {k: statistics.median(v) for k, v in groups.items()}
-    noise, spread = noise_of(per_boot, med)
+    spread, aa = noise_of(per_boot)
+    st = Stats(med, spread, aa, per_boot)
     boots = max((r[5] for r in rows), default=1)
 
     with open(f"{out}/samples.csv", "w", newline="") as f:
@@ -382,54 +486,73 @@ def main():
         n = max(len(groups[(b, metric, m)]) for m in modes_of[(b, metric)])
         lines.append(f"| {b} | {metric} | " + " | ".join(vals) + f" | {n} |")
 
-    if noise:
-        lines += ["", "| A/A spread (off_a/off_b, boot to boot) | noise |",
-                  "|---|---|"]
-        lines += [f"| {b} {metric} | {100 * n:.2f} % |"
-                  for (b, metric), n in sorted(noise.items())]
+    if dropped:
+        lines += ["", "Values that were no number (nan or inf), left out: "
+                  + ", ".join(f"{b} {mo} {m} x{n}"
+                              for (b, mo, m), n in sorted(dropped.items()))
+                  + "."]
 
-    tlines, verdicts = target_rows(med, noise, spread)
+    # The spreads the verdicts rest on: A/A (the largest of one boot) and
+    # between the boots of each mode (from MIN_BOOTS boots).
+    noisy = sorted({k for k in aa} | {k[:2] for k in spread})
+    if noisy:
+        lines += ["", "| spread | A/A (off_a/off_b, largest of one boot) | "
+                  f"between boots (from {MIN_BOOTS}), per mode |", "|---|---|---|"]
+        for b, metric in noisy:
+            per_mode = ", ".join(
+                f"{m} {100 * spread[(b, metric, m)]:.2f} %"
+                for m in sorted(modes_of[(b, metric)], key=mode_rank)
+                if (b, metric, m) in spread)
+            lines.append(f"| {b} {metric} | {noise_cell(aa.get((b, metric)))} | "
+                         f"{per_mode or '-'} |")
+
+    tlines, verdicts = target_rows(st)
     lines += [""] + tlines
 
     # On against off for the benches no target above judges (the real
     # tools of tools_ab, under forced reclaim): the cost of the feature at
-    # work, with the same A/A noise and verdicts as below. Counts that are
+    # work, with the noise of a ratio of one boot's modes and verdicts as
+    # below. Counts that are
     # zero when off (reclaimed, repopulated) are no cost.
     judged = {(b, metric) for _, b, metric, *_ in TARGETS}
-    plines, p2_entries = tradeoff(out, med, noise, spread)
+    judged |= {k for k in modes_of if k[1] in COUNTS}
+    plines, p2_entries = tradeoff(out, st)
     if plines:
         lines += [""] + plines
     judged |= {(e["bench"], t[2]) for e in p2_entries for t in P2}
     onoff, onoff_entries = cost_rows(
-        med, noise, [k for k in sorted(modes_of) if k not in judged],
-        "on", "off")
+        st, [k for k in sorted(modes_of) if k not in judged], "on", "off")
     if onoff:
-        lines += ["", "| feature on vs off | cost (> 1 worse) | A/A noise | verdict |",
+        lines += ["", "| feature on vs off | cost (> 1 worse) | noise | verdict |",
                   "|---|---|---|---|"] + onoff
 
     # Patched-but-off against the unpatched kernel, where both ran: the
-    # cost of building the feature in, judged against the bench's A/A
-    # noise and the 0.5 % that a difference must stay under to count as
+    # cost of building the feature in, judged against its noise (as the
+    # targets' against the unpatched kernel) and the 0.5 % that a difference must stay under to count as
     # zero (every difference above it is to be explained).
-    extra, zero = cost_rows(med, noise, sorted(modes_of), "off", "vanilla")
+    extra, zero = cost_rows(st, sorted(modes_of), "off", "vanilla")
     if extra:
         lines += ["", "| built in, switched off vs unpatched 6.12 | cost (> 1 worse) "
-                  "| A/A noise | verdict |", "|---|---|---|---|"] + extra
+                  "| noise | verdict |", "|---|---|---|---|"] + extra
 
     with open(f"{out}/report.md", "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(f"{out}/summary.json", "w") as f:
-        json.dump({"medians": [{"bench": b, "metric": m, "mode": mo,
+        json.dump(finite({"medians": [{"bench": b, "metric": m, "mode": mo,
                                 "median": v, "min": min(groups[(b, m, mo)]),
                                 "max": max(groups[(b, m, mo)]),
                                 "n": len(groups[(b, m, mo)])}
                                for (b, m, mo), v in sorted(med.items())],
-                   "noise": [{"bench": b, "metric": m, "spread": n}
-                             for (b, m), n in sorted(noise.items())],
+                   "noise": [{"bench": b, "metric": m, "aa": aa.get((b, m)),
+                              "between_boots": {
+                                  mo: spread[(b, m, mo)]
+                                  for mo in sorted(modes_of[(b, m)])
+                                  if (b, m, mo) in spread}}
+                             for b, m in noisy],
                    "targets": verdicts, "on_vs_off": onoff_entries,
                    "off_vs_unpatched": zero, "p2_tradeoff": p2_entries,
-                   "histograms": sorted(f"hist-{b}.csv" for b in hist)},
-                  f, indent=1)
+                   "histograms": sorted(f"hist-{b}.csv" for b in hist)}),
+                  f, indent=1, allow_nan=False)
     print("\n".join(lines))
     return 0 if rows else 1
 

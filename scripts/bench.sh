@@ -8,8 +8,9 @@
 #   count of guest instructions, see boot.sh; wall: the host's time),
 #   BENCH_PROGS (the feature kernel's program:args list, to run a subset),
 #   BENCH_BOOTS (1: boots of each program, pooled; more give the report
-#   a boot-to-boot spread), BENCH_AA=1 (one more boot each of p3_hotpath
-#   and p5_threads with aa=1: two modes, both off, for the A/A spread),
+#   a boot-to-boot spread, from 3 boots), BENCH_AA=1 (per boot, one more
+#   of p2_busy, p3_hotpath, p5_threads and tools_ab with aa=1: two
+#   modes, both off, for the A/A spread),
 #   BENCH_VANILLA=0 (skip the unpatched kernel), BENCH_CONFIG (the
 #   feature build to measure: rkstack; make check's smoke uses its own),
 #   BENCH_KARGS (kernel arguments of every boot: nokaslr norandmaps).
@@ -69,11 +70,14 @@ aaprogs=
 if [ "$aa" = 1 ]; then
 	for p in $progs; do
 		case "$p" in
-		p3_hotpath:*|p5_threads:*|tools_ab:*) aaprogs+=" $p,aa=1" ;;
-		p3_hotpath|p5_threads|tools_ab) aaprogs+=" $p:aa=1" ;;
+		# A P2 sweep's thresholds share the A/A boot of plain p2_busy:
+		# an A/A run never switches the feature on, so no age matters.
+		p2_busy:*min_age_ms=*) ;;
+		p2_busy:*|p3_hotpath:*|p5_threads:*|tools_ab:*) aaprogs+=" $p,aa=1" ;;
+		p2_busy|p3_hotpath|p5_threads|tools_ab) aaprogs+=" $p:aa=1" ;;
 		esac
 	done
-	[ -n "$aaprogs" ] || die "BENCH_AA=1: none of BENCH_PROGS takes aa= (p3_hotpath, p5_threads, tools_ab)"
+	[ -n "$aaprogs" ] || die "BENCH_AA=1: none of BENCH_PROGS takes aa= (p2_busy, p3_hotpath, p5_threads, tools_ab; a P2 sweep needs a plain p2_busy entry for it)"
 fi
 
 CONFIG=$fcfg prepare_guest

@@ -48,8 +48,8 @@ TEST(memory_reclaim_takes_what_it_asks)
 	snprintf(pid, sizeof(pid), "%d\n", getpid());
 	ASSERT_EQ(0, rk_write_file(CG "/cgroup.procs", pid));
 	ASSERT_EQ(0, rk_pop_start(&pop, rk_site_by_name("futex"), NR, NULL));
-	/* Older than the one second light reclaim wants (the "Aging" rule). */
-	rk_sleep_ms(1500);
+	/* Older than the 1.5 s light reclaim wants (the "Aging" rule). */
+	rk_sleep_ms(2000);
 	before = cg_kernel_stack();
 	pages0 = rk_vmstat("stack_reclaim_pages");
 	young0 = rk_vmstat("stack_reclaim_young");
@@ -174,7 +174,7 @@ TEST(scattered_stacks_flush_only_their_pages)
 	for (i = 0; i < SCATTERED; i++)
 		for (j = 0; j < FILLERS; j++)
 			ASSERT_EQ(0, pthread_join(fill[i][j], NULL));
-	rk_sleep_ms(1500);	/* older than light reclaim wants */
+	rk_sleep_ms(2000);	/* older than light reclaim wants */
 	for (i = 0; i < SCATTERED; i++) {
 		ASSERT_EQ(0, inspect(pop[i].tids[0], &in));
 		ASSERT_LT(0, in.sp_page);

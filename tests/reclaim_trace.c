@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 
 #define NR		96
-#define SLEEP_MS	1500	/* older than the one second of DEF_PRIORITY */
+#define SLEEP_MS	2000	/* older than the 1.5 s of DEF_PRIORITY */
 #define SYSCTL		"/proc/sys/vm/reclaimable_stacks"
 #define TRACEFS		"/sys/kernel/tracing"
 #define EVENTS		TRACEFS "/events/stack_reclaim/enable"

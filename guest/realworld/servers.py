@@ -12,7 +12,7 @@ rk-jvm.service). The steps:
   1. open CONNS (rk.conns=, 1000) idle connections, each answered once
      (memcached "version", redis and jvm PING, mariadb SELECT 1), and
      store one key per connection;
-  2. idle past the shrinker's 1 s age bar; KernelStack (/proc/meminfo) and
+  2. idle past the shrinker's 1.5 s age bar; KernelStack (/proc/meminfo) and
      the unit's memcg kernel_stack; five first requests on idle
      connections, unreclaimed: wake-to-answer latency "before";
   3. forced reclaim (drop_caches until KernelStack stops falling), the same
@@ -313,7 +313,7 @@ def run(name, srv):
         time.sleep(0.5)
         ms, ok = timed_get(srv, conns[r], r)
         before.append(ms)
-    time.sleep(1.5)	# the probed threads past the age bar too
+    time.sleep(2)	# the probed threads past the 1.5 s age bar too
     reclaim()
     # memory.stat is flushed every 2 s (or after enough updates): wait for it.
     time.sleep(3)
