@@ -10,7 +10,8 @@
  * keeps calling the shrinker. Reported per mode (on/off, alternating):
  * the share of the population's stack memory given back in the steady
  * state (median of 1 s samples after the first third of the run), and
- * the wake-to-run latency distribution over all rounds.
+ * the wake-to-run latency distribution over all rounds (percentiles, and
+ * every sample as @@RK-HIST lines for the report's plot).
  *
  * Only the futex site is used here, unlike P1, because the driver must
  * wake one chosen thread at a time and time it.
@@ -258,6 +259,7 @@ int main(int argc, char **argv)
 		rk_report(bench, m, 0, "p50_us", rk_percentile(all[mi], nall[mi], 50));
 		rk_report(bench, m, 0, "p90_us", rk_percentile(all[mi], nall[mi], 90));
 		rk_report(bench, m, 0, "p99_us", rk_percentile(all[mi], nall[mi], 99));
+		rk_report_hist(bench, m, all[mi], nall[mi]);
 	}
 
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
