@@ -8,24 +8,29 @@ the "@@RK-HIST" lines (a histogram on fixed bucket edges, rk_bench.h) into
 OUTDIR/hist-<bench>.csv, counts added over consoles (plot.sh hist draws it).
 
 A console named ...-b<K>-[aa-]<program>.log is boot K of that program (bench.sh
-BENCH_BOOTS); values of all boots are pooled. Each target has a noise, the
-amount its figure moves when nothing but chance changes, measured only
-from MIN_BOOTS (3) boots or more:
-- a share (a percentage, no ratio): the spread between the medians of its
-  mode's boots (max/min - 1);
-- a ratio of two modes of one boot (on/off, fast/unreclaimed), which
-  cancels whatever makes one boot slower than another: the spread
-  between the boots' own ratios (max/min - 1);
-- a ratio against the unpatched kernel, whose modes come from different
-  boots: the larger of the two modes' spreads between boots;
+BENCH_BOOTS). A share's figure (a percentage, no ratio) is the median of
+every value of all boots; a ratio of two modes of one boot (on/off,
+fast/unreclaimed) is the median of the boots' own ratios; a ratio against
+the unpatched kernel, whose modes come from different boots, the ratio of
+the two modes' pooled medians. Each target has a noise, the amount its
+figure moves when nothing but chance changes, measured only from
+MIN_BOOTS (3) boots or more:
+- a share: the spread between the medians of its mode's boots, in
+  points (max - min);
+- a ratio of two modes of one boot, which cancels whatever makes one
+  boot slower than another: the spread of the boots' ratios (max/min - 1);
+- a ratio against the unpatched kernel: the larger of the two modes'
+  spreads between boots (max/min - 1 of each mode's boot medians);
 and, for either ratio, no less than the A/A spread where it was measured
 (bench.sh BENCH_AA=1: two modes, both switched off, in a boot of their
-own; the largest max(off_a/off_b, off_b/off_a) - 1 of such a boot).
-A target is "inconclusive" when its noise reaches the figure's relative
-distance from its limit (|limit/figure - 1|: a ratio of 0.75 against a
-limit of 1.2 has 60 % of room, one of 1.19 under 1 %), and "yes" or "NO"
-only otherwise. With no noise data the noise is "not measured" and the
-verdict "inconclusive": never "yes" or "NO" from the figure alone.
+own; the largest max(off_a/off_b, off_b/off_a) - 1 of such a boot; a P2
+sweep's p2_age<N> shares p2_busy's). A target is "inconclusive" when its
+noise reaches the margin, the figure's distance from its limit: for a
+share |figure - limit| points, for a ratio max(limit/figure,
+figure/limit) - 1 (a ratio of 0.75 against a limit of 1.2 has 60 % of
+room, one of 1.19 under 1 %); "yes" or "NO" only otherwise. With no
+noise data the noise is "not measured" and the verdict "inconclusive":
+never "yes" or "NO" from the figure alone.
 
 Exit status 1 if a benchmark reported nothing at all (a target missed is
 a result, not an error)."""
@@ -186,13 +191,19 @@ def target_noise(st, b, metric, mode, against):
     rests on MIN_BOOTS boots; for a ratio, no less than the A/A spread
     where it was measured."""
     if against is None:
-        return st.spread.get((b, metric, mode))
+        boots = st.per_boot.get((b, metric, mode), {})
+        if len(boots) < MIN_BOOTS:
+            return None
+        ms = [statistics.median(v) for v in boots.values()]
+        return max(ms) - min(ms)
     if "vanilla" in (mode, against):
         parts = [st.spread.get((b, metric, m)) for m in (mode, against)]
         n = None if None in parts else max(parts)
     else:
         costs = boot_costs(st, b, metric, mode, against)
-        n = None if None in costs else spread_of(costs)
+        # A boot where a mode's median is 0 has no ratio: no estimate.
+        n = math.inf if None in costs and len(costs) >= MIN_BOOTS else \
+            None if None in costs else spread_of(costs)
     return None if n is None else max(n, st.aa.get((aa_bench(b), metric), 0))
 
 
@@ -230,11 +241,15 @@ def cost(med, b, metric, mode, against):
 def judge(figure, limit, n, share):
     """A target's verdict given its noise n (None: not measured): never
     "yes" or "NO" without the noise, nor when the noise reaches the
-    margin, the figure's relative distance from its limit (max/min - 1 of
-    the two, as the noise is)."""
+    margin, the figure's distance from its limit: for a share in points,
+    |figure - limit|, as its noise is; for a ratio relative, max(limit /
+    figure, figure / limit) - 1, as its noise (a max/min - 1) is."""
     if figure is None:
         return "-"
-    margin = max(limit / figure, figure / limit) - 1 if figure else math.inf
+    if share:
+        margin = abs(figure - limit)
+    else:
+        margin = max(limit / figure, figure / limit) - 1 if figure > 0 else math.inf
     if n is None or n >= margin:
         return "inconclusive"
     met = figure >= limit if share else figure <= limit
@@ -253,7 +268,7 @@ def judge_all(verdicts):
 ZERO = 0.005   # a built-in-but-off difference above this must be explained
 
 # Metrics that count events rather than cost time: no "on vs off" cost.
-COUNTS = ("wakeups", "count")
+COUNTS = ("wakeups", "count", "reclaimed", "repopulated")
 
 
 def zero_cost(cost, n):
@@ -287,8 +302,12 @@ def finite(obj):
     return obj
 
 
-def noise_cell(n):
-    return "not measured" if n is None else f"{100 * n:.2f} %"
+def noise_cell(n, share=False):
+    """A noise as the tables print it: a share's in points, a ratio's in
+    percent of the figure."""
+    if n is None:
+        return "not measured"
+    return f"{n:.2f} points" if share else f"{100 * n:.2f} %"
 
 
 # What the targets are judged on: the pooled medians, the noise_of()
@@ -308,7 +327,8 @@ def measure(st, b, metric, mode, against, limit):
     else:
         v = figure_cost(st, b, metric, mode, against)
         vcell = "-" if v is None else f"{v:.4f}"
-    return v, n, judge(v, limit, n, share), vcell, goal_text(limit, share)
+    return (v, n, judge(v, limit, n, share), vcell, goal_text(limit, share),
+            noise_cell(n, share))
 
 
 def goal_text(limit, share):
@@ -316,7 +336,8 @@ def goal_text(limit, share):
 
 
 NO_NOISE = ("Noise not measured: inconclusive, whatever the figure "
-            "(make bench BENCH_BOOTS=3 or more, and BENCH_AA=1, measures it).")
+            "(make bench BENCH_BOOTS=3 or more measures it; BENCH_AA=1 adds "
+            "the A/A floor of the ratios).")
 
 
 def target_rows(st):
@@ -327,10 +348,9 @@ def target_rows(st):
     entries = []
     verdict_of = {}
     for label, b, *spec in TARGETS:
-        v, n, verdict, vcell, goal = measure(st, b, *spec)
+        v, n, verdict, vcell, goal, ncell = measure(st, b, *spec)
         verdict_of[label] = verdict
-        lines.append(f"| {label} | {vcell} | {goal} | {noise_cell(n)} | "
-                     f"{verdict} |")
+        lines.append(f"| {label} | {vcell} | {goal} | {ncell} | {verdict} |")
         entries.append({"target": label, "figure": v, "goal": goal,
                         "noise": n, "verdict": verdict})
         # Targets met only together: their row after the last part's.
@@ -397,7 +417,8 @@ def tradeoff(out, st):
                             "targets": [{"figure": p[0], "noise": p[1],
                                          "verdict": p[2]} for p in parts],
                             "verdict": every})
-    if any(p["noise"] is None for e in entries for p in e["targets"]):
+    if any(p["figure"] is not None and p["noise"] is None
+           for e in entries for p in e["targets"]):
         lines += ["", NO_NOISE]
     return lines, entries
 
@@ -499,11 +520,16 @@ def main():
         lines += ["", "| spread | A/A (off_a/off_b, largest of one boot) | "
                   f"between boots (from {MIN_BOOTS}), per mode |", "|---|---|---|"]
         for b, metric in noisy:
+            # A share's spread in points (see target_noise()).
             per_mode = ", ".join(
-                f"{m} {100 * spread[(b, metric, m)]:.2f} %"
+                f"{m} " + (noise_cell(target_noise(st, b, metric, m, None), True)
+                           if metric.endswith("_pct") else
+                           noise_cell(spread[(b, metric, m)]))
                 for m in sorted(modes_of[(b, metric)], key=mode_rank)
                 if (b, metric, m) in spread)
-            lines.append(f"| {b} {metric} | {noise_cell(aa.get((b, metric)))} | "
+            shared = "" if aa_bench(b) == b else f" ({aa_bench(b)}'s)"
+            lines.append(f"| {b} {metric} | "
+                         f"{noise_cell(aa.get((aa_bench(b), metric)))}{shared} | "
                          f"{per_mode or '-'} |")
 
     tlines, verdicts = target_rows(st)

@@ -218,7 +218,7 @@ Each cell: median (min-max) over rounds of 3 boots.
 EOF
 output_is bench-targets "$tmp/report.md" <<'EOF'
 | target | figure (ratios > 1 worse; P5's rates inverted: >= 0.99 is <= 1/0.99) | goal | noise | met |
-| P2 non-idle: steady-state given back (%) | 75.5 | >= 70 | 1.33 % | yes |
+| P2 non-idle: steady-state given back (%) | 75.5 | >= 70 | 1.00 points | yes |
 | P2 non-idle: wake-to-run p50 on/off | 0.8000 | <= 1.2 | 28.57 % | yes |
 | P2 non-idle: wake-to-run p99 on/off | 2.2000 | <= 2 | 38.89 % | inconclusive |
 | P2 non-idle: given back AND p50 AND p99 | - | all 3 met | - | inconclusive |
