@@ -201,7 +201,7 @@ def target_noise(st, b, metric, mode, against):
         n = None if None in parts else max(parts)
     else:
         costs = boot_costs(st, b, metric, mode, against)
-        # A boot where a mode's median is 0 has no ratio: no estimate.
+        # A boot where a mode's median is 0 has no ratio: infinitely noisy.
         n = math.inf if None in costs and len(costs) >= MIN_BOOTS else \
             None if None in costs else spread_of(costs)
     return None if n is None else max(n, st.aa.get((aa_bench(b), metric), 0))
@@ -527,10 +527,11 @@ def main():
                            noise_cell(spread[(b, metric, m)]))
                 for m in sorted(modes_of[(b, metric)], key=mode_rank)
                 if (b, metric, m) in spread)
+            # A share's noise takes no A/A (target_noise()).
             shared = "" if aa_bench(b) == b else f" ({aa_bench(b)}'s)"
-            lines.append(f"| {b} {metric} | "
-                         f"{noise_cell(aa.get((aa_bench(b), metric)))}{shared} | "
-                         f"{per_mode or '-'} |")
+            aacell = ("-" if metric.endswith("_pct") else
+                      noise_cell(aa.get((aa_bench(b), metric))) + shared)
+            lines.append(f"| {b} {metric} | {aacell} | {per_mode or '-'} |")
 
     tlines, verdicts = target_rows(st)
     lines += [""] + tlines
@@ -569,11 +570,17 @@ def main():
                                 "max": max(groups[(b, m, mo)]),
                                 "n": len(groups[(b, m, mo)])}
                                for (b, m, mo), v in sorted(med.items())],
-                   "noise": [{"bench": b, "metric": m, "aa": aa.get((b, m)),
+                   "noise": [{"bench": b, "metric": m,
+                              "aa": (None if m.endswith("_pct")
+                                     else aa.get((aa_bench(b), m))),
                               "between_boots": {
-                                  mo: spread[(b, m, mo)]
+                                  mo: (target_noise(st, b, m, mo, None)
+                                       if m.endswith("_pct")
+                                       else spread[(b, m, mo)])
                                   for mo in sorted(modes_of[(b, m)])
-                                  if (b, m, mo) in spread}}
+                                  if (b, m, mo) in spread},
+                              "unit": ("points" if m.endswith("_pct")
+                                       else "max/min - 1")}
                              for b, m in noisy],
                    "targets": verdicts, "on_vs_off": onoff_entries,
                    "off_vs_unpatched": zero, "p2_tradeoff": p2_entries,
