@@ -201,9 +201,10 @@ def target_noise(st, b, metric, mode, against):
         n = None if None in parts else max(parts)
     else:
         costs = boot_costs(st, b, metric, mode, against)
+        n = spread_of(costs) if None not in costs else None
         # A boot where a mode's median is 0 has no ratio: infinitely noisy.
-        n = math.inf if None in costs and len(costs) >= MIN_BOOTS else \
-            None if None in costs else spread_of(costs)
+        if None in costs and len(costs) >= MIN_BOOTS:
+            n = math.inf
     return None if n is None else max(n, st.aa.get((aa_bench(b), metric), 0))
 
 
@@ -212,8 +213,7 @@ def boot_costs(st, b, metric, mode, against):
     for a boot where either median is 0)."""
     x = st.per_boot.get((b, metric, mode), {})
     y = st.per_boot.get((b, metric, against), {})
-    return [cost({mode: statistics.median(x[k]),
-                  against: statistics.median(y[k])}, None, metric, mode, against)
+    return [ratio(statistics.median(x[k]), statistics.median(y[k]), metric)
             for k in sorted(set(x) & set(y))]
 
 
@@ -228,14 +228,18 @@ def figure_cost(st, b, metric, mode, against):
     return statistics.median(costs) if costs else None
 
 
-def cost(med, b, metric, mode, against):
-    """The cost of mode against the other, > 1 worse (see RATE_GOAL);
-    None where either median is missing or zero."""
-    key = (lambda m: m) if b is None else (lambda m: (b, metric, m))
-    x, y = med.get(key(mode)), med.get(key(against))
+def ratio(x, y, metric):
+    """The cost of a mode's median x against another's y, > 1 worse (see
+    RATE_GOAL); None where either is missing or zero."""
     if not x or not y:
         return None
     return y / x if metric.endswith("_per_s") else x / y
+
+
+def cost(med, b, metric, mode, against):
+    """The cost of mode against the other, from the pooled medians."""
+    return ratio(med.get((b, metric, mode)), med.get((b, metric, against)),
+                 metric)
 
 
 def judge(figure, limit, n, share):
@@ -249,7 +253,8 @@ def judge(figure, limit, n, share):
     if share:
         margin = abs(figure - limit)
     else:
-        margin = max(limit / figure, figure / limit) - 1 if figure > 0 else math.inf
+        margin = (max(limit / figure, figure / limit) - 1 if figure > 0
+                  else math.inf)
     if n is None or n >= margin:
         return "inconclusive"
     met = figure >= limit if share else figure <= limit
@@ -539,8 +544,7 @@ def main():
     # On against off for the benches no target above judges (the real
     # tools of tools_ab, under forced reclaim): the cost of the feature at
     # work, with the noise of a ratio of one boot's modes and verdicts as
-    # below. Counts that are
-    # zero when off (reclaimed, repopulated) are no cost.
+    # below. Counts (COUNTS: reclaimed, repopulated, ...) are no cost.
     judged = {(b, metric) for _, b, metric, *_ in TARGETS}
     judged |= {k for k in modes_of if k[1] in COUNTS}
     plines, p2_entries = tradeoff(out, st)
@@ -555,8 +559,9 @@ def main():
 
     # Patched-but-off against the unpatched kernel, where both ran: the
     # cost of building the feature in, judged against its noise (as the
-    # targets' against the unpatched kernel) and the 0.5 % that a difference must stay under to count as
-    # zero (every difference above it is to be explained).
+    # targets' against the unpatched kernel) and the 0.5 % that a
+    # difference must stay under to count as zero (every difference above
+    # it is to be explained).
     extra, zero = cost_rows(st, sorted(modes_of), "off", "vanilla")
     if extra:
         lines += ["", "| built in, switched off vs unpatched 6.12 | cost (> 1 worse) "
