@@ -281,6 +281,28 @@ plot_is() {
 plot_is bench-plot hist "$tmp/hist-p4_wake.csv"
 plot_is bench-plot-tradeoff tradeoff "$tmp/p2-tradeoff.csv"
 
+# kselftests.sh report on synthetic consoles (scripts/selftest/ks/): a
+# case that passes in the retry is PASS; one that fails in the retry and
+# in the control with the feature off is SKIP (the build, not the
+# feature); one that fails twice with the feature on and passes in the
+# control is a FAIL.
+echo "--- kselftests-report"
+BUILD=$tmp/ks "$TOP/scripts/kselftests.sh" report "$fixtures"/ks/{vanilla,patched,retry,off}.log \
+	> /dev/null 2>&1 || true
+want='PASS kselftests-regress/a/x/one
+PASS kselftests-regress/a/x/two
+PASS kselftests-regress/a/x
+SKIP kselftests-regress/b/y/one: pass on vanilla; not passed on the patched build with the feature on (twice) or off (fail): the build, not the feature
+FAIL kselftests-regress/b/y/two: passes on vanilla, fails patched
+SKIP kselftests-regress/b/y: pass on vanilla; not passed on the patched build with the feature on (twice) or off (fail): the build, not the feature'
+if [ "$(cat "$tmp/ks/logs/results.d/kselftests-$ARCH" 2>/dev/null)" = "$want" ]; then
+	result pass "harness-selftest/kselftests-report"
+else
+	result fail "harness-selftest/kselftests-report" "verdicts differ from the expected ones"
+	diff <(echo "$want") "$tmp/ks/logs/results.d/kselftests-$ARCH" | result_excerpt || true
+	fail=1
+fi
+
 # check.sh's closing line over every scenario's results file: the
 # expected lines counted by state, and no ", 0 skipped" when none skipped.
 total_is() { # NAME WANT FILE...

@@ -11,7 +11,7 @@
 #            feature kernel (KS_CONFIG, default rkstack; KOUT_PREFIX
 #            applies to it only) with "kselftests", then report
 #   check    kernel.sh for both configs first, then compare (make check)
-#   report VANILLA_CONSOLE PATCHED_CONSOLE [RETRY_CONSOLE]
+#   report VANILLA_CONSOLE PATCHED_CONSOLE [RETRY_CONSOLE [OFF_CONSOLE]]
 #            compare consoles: one result line per test,
 #            "PASS kselftests-regress/<test>" unless it passes on vanilla
 #            (or fails differently) and fails on the patched kernel, also
@@ -79,37 +79,49 @@ parse() {
 	}' "$1"
 }
 
-# table VANILLA PATCHED [RETRY]: "test vanilla patched" for every test of
-# either console, in order of first appearance, named as in the first
-# console that has it; a test that failed on the patched kernel but
+# table VANILLA PATCHED [RETRY [OFF]]: "test vanilla patched" for every
+# test of either console, in order of first appearance, named as in the
+# first console that has it; a test that failed on the patched kernel but
 # passed in RETRY (a second patched boot running only the regressed
-# programs), or is absent from it while its program passed, is "flaky".
+# programs), or is absent from it while its program passed, is "flaky";
+# one that failed in both and did not pass in OFF either (a third boot of
+# the patched kernel, the feature switched off, running the programs that
+# still regressed) is "off-<its status there>": the patched build fails
+# it with or without the feature.
 table() {
 	awk 'FILENAME == ARGV[1] { v[$1] = $3 } FILENAME == ARGV[2] { p[$1] = $3 }
 	     FILENAME == ARGV[3] { r[$1] = $3; next }
+	     FILENAME == ARGV[4] { k[$1] = $3; next }
 	     !($1 in s) { s[$1] = 1; o[++n] = $1; name[$1] = $2 }
 	     END { for (i = 1; i <= n; i++) {
 		     t = o[i]; a = t in v ? v[t] : "missing"; b = t in p ? p[t] : "missing"
 		     # Passed in the retry, or absent from a retry its program passed.
-		     if (split(t, c, "/") > 2 && !(t in r)) r[t] = r[c[1] "/" c[2]]
+		     prog = split(t, c, "/") > 2 ? c[1] "/" c[2] : ""
+		     if (prog != "" && !(t in r)) r[t] = r[prog]
+		     if (prog != "" && !(t in k)) k[t] = k[prog]
 		     if (b != "pass" && b != a && r[t] == "pass") b = "flaky"
+		     else if (b != "pass" && b != a && r[t] != "" && k[t] != "" &&
+			      k[t] != "pass") b = "off-" k[t]
 		     print name[t], a, b } }' \
-		<(parse "$1") <(parse "$2") <(parse "${3:-/dev/null}")
+		<(parse "$1") <(parse "$2") <(parse "${3:-/dev/null}") \
+		<(parse "${4:-/dev/null}")
 }
 
 report() {
-	local vcon=$1 pcon=$2 rcon=${3:-} txt=$LOGS/kselftests-$ARCH.txt name v p verdict why
+	local vcon=$1 pcon=$2 rcon=${3:-} ocon=${4:-} txt=$LOGS/kselftests-$ARCH.txt name v p verdict why
 	[ -f "$vcon" ] && [ -f "$pcon" ] || die "report: need two console logs"
 	mkdir -p "$LOGS"
 	{
-		echo "kselftests, $ARCH: vanilla $vcon, patched $pcon${rcon:+, retry $rcon}"
+		echo "kselftests, $ARCH: vanilla $vcon, patched $pcon${rcon:+, retry $rcon}${ocon:+, feature off $ocon}"
 		printf '%-72s %-8s %-8s %s\n' test vanilla patched verdict
 	} > "$txt"
-	table "$vcon" "$pcon" "$rcon" |
+	table "$vcon" "$pcon" "$rcon" "$ocon" |
 	while read -r name v p; do
 		verdict=PASS why=
 		if [ "$p" = flaky ]; then
 			verdict=PASS-ON-RETRY
+		elif [[ "$p" = off-* ]]; then
+			verdict=FAILS-FEATURE-OFF
 		elif [ "$p" != pass ] && [ "$p" = "$v" ]; then
 			verdict=${p^^}-ON-BOTH
 		elif [ "$p" = fail ] && [ "$v" = pass ] &&
@@ -131,6 +143,8 @@ report() {
 		*-ON-BOTH) result skip "kselftests-regress/$name" "${v} on both kernels" > /dev/null ;;
 		TIMING)	result skip "kselftests-regress/$name" \
 				"over a latency limit on the patched kernel only" > /dev/null ;;
+		FAILS-FEATURE-OFF) result skip "kselftests-regress/$name" \
+				"$v on vanilla; not passed on the patched build with the feature on (twice) or off (${p#off-}): the build, not the feature" > /dev/null ;;
 		*)	result pass "kselftests-regress/$name" > /dev/null ;;
 		esac
 	done
@@ -145,8 +159,9 @@ report() {
 		     "$(grep -c ' PASS-ON-RETRY$' "$txt") only on a retry," \
 		     "$(grep -c -- '-ON-BOTH$' "$txt") fail or skip on both," \
 		     "$(grep -c ' TIMING$' "$txt") over a latency limit on the patched kernel only," \
+		     "$(grep -c ' FAILS-FEATURE-OFF$' "$txt") not passed on the patched build with the feature off either," \
 		     "$(grep -c ' FAIL$' "$txt") regressions"
-		grep -E -- '-ON-BOTH$| PASS-ON-RETRY$| TIMING$| FAIL$' "$txt" || true
+		grep -E -- '-ON-BOTH$| PASS-ON-RETRY$| TIMING$| FAILS-FEATURE-OFF$| FAIL$' "$txt" || true
 	} > "$txt.tail"
 	cat "$txt.tail" >> "$txt"
 	rm -f "$txt.tail"
@@ -178,13 +193,14 @@ drop_results() {
 }
 
 compare() {
-	local vtag=ks-$ARCH-$basecfg ptag=ks-$ARCH-$cfg tv tp tr=0 again
+	local vtag=ks-$ARCH-$basecfg ptag=ks-$ARCH-$cfg tv tp tr=0 to=0 again still
 	build || { result fail "kselftests-regress/build" "selftests failed to build"; return 1; }
 	"$TOP/scripts/initramfs.sh" > /dev/null
 	log "kselftests: booting $ARCH-$basecfg, then ${KOUT_PREFIX:-}$ARCH-$cfg"
 	tv=$(KOUT_PREFIX='' CONFIG=$basecfg boot_ks "$vtag")
 	tp=$(CONFIG=$cfg boot_ks "$ptag")
-	rm -f "$LOGS/$ptag-retry.log" "$RESULTS_D/$ptag-retry"
+	rm -f "$LOGS/$ptag-retry.log" "$RESULTS_D/$ptag-retry" \
+		"$LOGS/$ptag-off.log" "$RESULTS_D/$ptag-off"
 	# Under TCG some tests are timing-bound (epoll60 busy-waits for ten
 	# threads 300 times within 30 s): programs with a test that passed on
 	# vanilla but not here run once more, alone, on the patched kernel.
@@ -194,6 +210,19 @@ compare() {
 	if [ -n "$again" ]; then
 		log "kselftests: again on ${KOUT_PREFIX:-}$ARCH-$cfg: $again"
 		tr=$(CONFIG=$cfg KS_ARGS=$again boot_ks "$ptag-retry")
+		# The control: what still fails runs once more on the same
+		# kernel with the feature off. The kernel compared with is not
+		# the patched build (make check compares the debug feature
+		# kernel with a non-debug one), so a test at the edge of its
+		# time limit can fail on the debug build alone (epoll60: 2026-12-07).
+		still=$(table "$LOGS/$vtag.log" "$LOGS/$ptag.log" "$LOGS/$ptag-retry.log" |
+			awk '$3 != "pass" && $3 != "flaky" && $3 != $2 {
+				split($1, c, "/"); print c[1] "/" c[2] }' |
+			sort -u | paste -sd, -)
+		if [ -n "$still" ]; then
+			log "kselftests: with the feature off on ${KOUT_PREFIX:-}$ARCH-$cfg: $still"
+			to=$(CONFIG=$cfg KS_ARGS="feature=off,$still" boot_ks "$ptag-off")
+		fi
 	fi
 	# boot.sh wrote a results file per boot; of the patched guests' keep
 	# all but the kselftests frame (kernel-splat, guest-finished, KUnit,
@@ -202,9 +231,12 @@ compare() {
 	drop_results "$vtag"
 	drop_results "$ptag" kselftests
 	drop_results "$ptag-retry" kselftests
-	cat "$RESULTS_D/$ptag" "$RESULTS_D/$ptag-retry" 2>/dev/null | grep -E '^(PASS|FAIL|SKIP) ' || true
-	report "$LOGS/$vtag.log" "$LOGS/$ptag.log" "${again:+$LOGS/$ptag-retry.log}"
-	echo "boots: vanilla ${tv} s, patched ${tp} s, retry ${tr} s, $((tv + tp + tr)) s in all" |
+	drop_results "$ptag-off" kselftests
+	cat "$RESULTS_D/$ptag" "$RESULTS_D/$ptag-retry" "$RESULTS_D/$ptag-off" 2>/dev/null |
+		grep -E '^(PASS|FAIL|SKIP) ' || true
+	report "$LOGS/$vtag.log" "$LOGS/$ptag.log" "${again:+$LOGS/$ptag-retry.log}" \
+		"${still:+$LOGS/$ptag-off.log}"
+	echo "boots: vanilla ${tv} s, patched ${tp} s, retry ${tr} s, feature off ${to} s, $((tv + tp + tr + to)) s in all" |
 		tee -a "$LOGS/kselftests-$ARCH.txt"
 }
 
@@ -220,6 +252,6 @@ check)
 		exit 1
 	fi
 	compare ;;
-report)	report "${2:?}" "${3:?}" "${4:-}" ;;
-*)	die "usage: $0 build|compare|check|report VANILLA_CONSOLE PATCHED_CONSOLE [RETRY_CONSOLE]" ;;
+report)	report "${2:?}" "${3:?}" "${4:-}" "${5:-}" ;;
+*)	die "usage: $0 build|compare|check|report VANILLA_CONSOLE PATCHED_CONSOLE [RETRY_CONSOLE [OFF_CONSOLE]]" ;;
 esac
