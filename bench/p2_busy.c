@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * P2 non-idle: threads= threads (4000), each waiting in FUTEX_WAIT on a
- * word of its own, in a memory cgroup. Every 100 ms the driver wakes a
- * random 1% of them (10% a second), stamping the time just before the
- * FUTEX_WAKE; each woken thread notes how long it took to run, touches
+ * word of its own, in a memory cgroup. The driver wakes a random 1% of
+ * them every 100 ms (10% a second), one at a time on a fixed schedule:
+ * threads/100 + 1 wakeups evenly spaced over each 100 ms, on absolute
+ * deadlines so that the schedule does not drift. It stamps the time just
+ * before each FUTEX_WAKE; each woken thread notes how long it took to run, touches
  * a few KiB of its user stack and waits again. Meanwhile a memory hog
  * in a sibling cgroup allocates and frees 16 MiB over and over, with the
  * parent's memory.high 8 MiB above where it started, so memcg reclaim
@@ -152,7 +154,9 @@ static double run(const char *m, int seconds, long base, long full)
 {
 	long before[NR_OUTCOMES];
 	double samples[600];
-	int ns = 0, ticks = seconds * 10;
+	int ns = 0, ticks = seconds * 10, per_tick = nthreads / 100 + 1;
+	long gap_ns = 100000000L / per_tick;
+	struct timespec next;
 	long high;
 	pid_t h;
 	char buf[32];
@@ -169,10 +173,17 @@ static double run(const char *m, int seconds, long base, long full)
 	h = fork();
 	if (!h)
 		_exit(hog());
+	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (int t = 0; t < ticks; t++) {
-		for (int k = 0; k < nthreads / 100 + 1; k++)
+		for (int k = 0; k < per_tick; k++) {
 			wake_one(&w[random() % nthreads]);
-		rk_sleep_ms(100);
+			next.tv_nsec += gap_ns;
+			if (next.tv_nsec >= 1000000000L) {
+				next.tv_nsec -= 1000000000L;
+				next.tv_sec++;
+			}
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		}
 		if (t % 10 == 9 && t >= ticks / 3 && ns < 600)
 			samples[ns++] = 100.0 * (full - rk_kernel_stack_kb()) /
 					(full - base);
