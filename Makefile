@@ -5,7 +5,7 @@
 
 S := scripts
 
-.PHONY: help deps source kernel initramfs boot check demo bench stress matrix mutants lint bisect tcg-keyflip realworld tree export clean
+.PHONY: help deps source kernel initramfs boot check demo docs bench stress matrix mutants lint bisect tcg-keyflip realworld tree export clean
 
 help:
 	@sed -n 's/^- `\(make [a-z]*\)`: /\1\t/p' README.md | expand -t 18
@@ -35,6 +35,10 @@ demo:
 
 bench:
 	$(S)/bench.sh
+
+# The series' documentation through the kernel's Sphinx build.
+docs:
+	$(S)/docs.sh
 
 # A Debian userland with systemd and real servers on the feature kernel.
 realworld:

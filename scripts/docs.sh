@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make docs: build the documentation directories the series touches with
+# the kernel's own Sphinx setup (make htmldocs, SPHINXDIRS) from the
+# patched source, out of tree in $BUILD/docs, and fail on any warning
+# that names a file the series adds or changes and that the unpatched
+# tree's build does not give. Not in make check: about 2.5 minutes here
+# with both trees' output kept, every file read again (SPHINXOPTS=-E),
+# more on a first run. htmldocs also writes generated, git-ignored netlink pages into
+# the source tree: $BUILD/src/linux is the harness's own copy.
+. "$(dirname "$0")/lib.sh"
+
+EXTRA_PKGS="python3-sphinx python3-yaml" "$TOP/scripts/deps.sh"
+"$TOP/scripts/source.sh"
+results_open docs
+out=$BUILD/docs
+mkdir -p "$out"
+# The series' documentation files, from its patches.
+files=$(sed -n 's|^+++ b/\(Documentation/.*\)|\1|p' "$TOP"/patches/[0-9]*.patch | sort -u)
+[ -n "$files" ] || die "no Documentation/ file in patches/"
+dirs=$(for f in $files; do f=${f#Documentation/}; echo "${f%%/*}"; done | sort -u | paste -sd' ')
+PRISTINE=$BUILD/src/pristine
+# warnings TREE OUT LOG: build TREE's docs for $dirs into OUT; LOG keeps
+# the WARNING/ERROR lines, the tree's path and the line numbers dropped
+# (the series moves lines), one "file: message" per line.
+warnings() {
+	# -E: read every file again, so that a warm run warns as a cold one.
+	make -C "$1" O="$2" SPHINXDIRS="$dirs" SPHINXOPTS=-E htmldocs > "$3.full" 2>&1 || return 1
+	grep -E 'WARNING|ERROR|CRITICAL' "$3.full" |
+		sed -E "s|^$1/||; s|^(Documentation/[^:]*):[0-9]+:|\1:|" | sort -u > "$3"
+}
+log "htmldocs for: $dirs (the unpatched tree first, for its own warnings)"
+t0=$SECONDS
+if ! warnings "$PRISTINE" "$BUILD/docs-pristine" "$LOGS/docs-pristine.log"; then
+	result fail "docs/htmldocs-pristine" "make htmldocs failed on the unpatched tree: see $LOGS/docs-pristine.log.full"
+elif ! warnings "$SRC" "$out" "$LOGS/docs.log"; then
+	result fail "docs/htmldocs" "make htmldocs failed: see $LOGS/docs.log.full"
+else
+	result pass "docs/htmldocs"
+	# Partial builds (SPHINXDIRS) cannot resolve links into other
+	# directories: such warnings are the unpatched tree's too, and only
+	# what the series adds counts.
+	for f in $files; do
+		w=$(grep -F "$f:" "$LOGS/docs.log" | comm -23 - "$LOGS/docs-pristine.log" || true)
+		if [ -n "$w" ]; then
+			result fail "docs/$f" "$(wc -l <<< "$w") warning(s) the unpatched tree does not have"
+			sed 's/^/    | /' <<< "$w"
+		else
+			result pass "docs/$f"
+		fi
+	done
+fi
+log "docs took $((SECONDS - t0)) s; logs $LOGS/docs.log{,.full}, HTML in $out"
+results_total "$(results_file)"
+[ "$(results_count FAIL "$(results_file)")" -eq 0 ]
