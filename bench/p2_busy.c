@@ -4,12 +4,13 @@
  * word of its own, in a memory cgroup. The driver wakes a random 1% of
  * them every 100 ms (10% a second), one at a time on a fixed schedule:
  * threads/100 + 1 wakeups evenly spaced over each 100 ms, on absolute
- * deadlines so that the schedule does not drift. It stamps the time just
- * before each FUTEX_WAKE; each woken thread notes how long it took to run, touches
- * a few KiB of its user stack and waits again. Meanwhile a memory hog
- * in a sibling cgroup allocates and frees 16 MiB over and over, with the
- * parent's memory.high 8 MiB above where it started, so memcg reclaim
- * keeps calling the shrinker. Reported per mode (on/off, alternating):
+ * deadlines so that the schedule does not drift (a burst of them at once
+ * measured the queue behind the burst, not the wakeup). It stamps the
+ * time just before each FUTEX_WAKE; each woken thread notes how long it
+ * took to run, touches a few KiB of its user stack and waits again.
+ * Meanwhile a memory hog in a sibling cgroup allocates and frees 16 MiB
+ * over and over, with the parent's memory.high 8 MiB above where it
+ * started, so memcg reclaim keeps calling the shrinker. Reported per mode (on/off, alternating):
  * the share of the population's stack memory given back in the steady
  * state (median of 1 s samples after the first third of the run), and
  * the wake-to-run latency distribution over all rounds (percentiles, and
