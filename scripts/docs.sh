@@ -28,7 +28,9 @@ warnings() {
 	# -E: read every file again, so that a warm run warns as a cold one.
 	make -C "$1" O="$2" SPHINXDIRS="$dirs" SPHINXOPTS=-E htmldocs > "$3.full" 2>&1 || return 1
 	# Without sphinx-build the kernel's Makefile prints SKIP and succeeds.
-	[ -s "$2/mm/index.html" ] || return 1
+	for d in $dirs; do
+		[ -s "$2/Documentation/output/$d/index.html" ] || return 1
+	done
 	# Both trees' paths and the output's, wherever they appear; every
 	# occurrence kept (sort, not sort -u), so that comm counts repeats.
 	{ grep -E 'WARNING|ERROR|CRITICAL' "$3.full" || true; } |
