@@ -36,6 +36,16 @@ warnings() {
 	{ grep -E 'WARNING|ERROR|CRITICAL' "$3.full" || true; } |
 		sed -E "s|$1/||g; s|$2/||g; s|^(Documentation/[^:]*):[0-9]+:|\1:|" | sort > "$3"
 }
+# judge NAME LINES: PASS if LINES (warnings the unpatched tree lacks) is
+# empty, else FAIL with them as the excerpt.
+judge() {
+	if [ -n "$2" ]; then
+		result fail "$1" "$(wc -l <<< "$2") warning(s) the unpatched tree does not have"
+		sed 's/^/    | /' <<< "$2"
+	else
+		result pass "$1"
+	fi
+}
 log "htmldocs for: $dirs (the unpatched tree first, for its own warnings)"
 t0=$SECONDS
 if ! warnings "$PRISTINE" "$BUILD/docs-pristine" "$LOGS/docs-pristine.log"; then
@@ -48,23 +58,12 @@ else
 	# directories: such warnings are the unpatched tree's too, and only
 	# what the series adds counts.
 	new=$(comm -23 "$LOGS/docs.log" "$LOGS/docs-pristine.log")
-	if [ -n "$new" ]; then
-		result fail "docs/new-warnings" "$(wc -l <<< "$new") warning(s) the unpatched tree does not have"
-		sed 's/^/    | /' <<< "$new"
-	else
-		result pass "docs/new-warnings"
-	fi
+	judge docs/new-warnings "$new"
+	# The same, broken down by the series' files. An included text file
+	# (kernel-parameters.txt) is not parsed by Sphinx: not claimed.
 	for f in $files; do
-		# An included text file (kernel-parameters.txt) is not parsed.
 		case "$f" in *.rst) ;; *) log "$f: included literally, not checked"; continue ;; esac
-		w=$(awk -v f="$f:" 'index($0, f) == 1' "$LOGS/docs.log" |
-			comm -23 - "$LOGS/docs-pristine.log" || true)
-		if [ -n "$w" ]; then
-			result fail "docs/$f" "$(wc -l <<< "$w") warning(s) the unpatched tree does not have"
-			sed 's/^/    | /' <<< "$w"
-		else
-			result pass "docs/$f"
-		fi
+		judge "docs/$f" "$(awk -v f="$f:" 'index($0, f) == 1' <<< "$new")"
 	done
 fi
 log "docs took $((SECONDS - t0)) s; logs $LOGS/docs.log{,.full}, HTML in $out"

@@ -20,9 +20,9 @@
 #            (TIMING), or that ends in the control (OFF_CONSOLE: the
 #            patched kernel with the feature switched off) exactly as it
 #            did with the feature on, twice (FAILS-FEATURE-OFF), shows no
-#            regression but could not show one either: SKIP. In $RESULTS_D/kselftests-$ARCH; the table, failures on
-#            both and passes on retry included, goes to
-#            $LOGS/kselftests-$ARCH.txt
+#            regression but could not show one either: SKIP. In
+#            $RESULTS_D/kselftests-$ARCH; the table, failures on both and
+#            passes on retry included, goes to $LOGS/kselftests-$ARCH.txt
 . "$(dirname "$0")/lib.sh"
 
 list=$TOP/guest/kselftests.list
@@ -94,21 +94,30 @@ parse() {
 # runner's own kselftests/ checks, which need the feature on.
 table() {
 	awk 'FILENAME == ARGV[1] { v[$1] = $3 } FILENAME == ARGV[2] { p[$1] = $3 }
-	     FILENAME == ARGV[3] { r[$1] = $3; rr[$1] = $3; next }
+	     FILENAME == ARGV[3] { r[$1] = $3; next }
 	     FILENAME == ARGV[4] { k[$1] = $3; next }
 	     !($1 in s) { s[$1] = 1; o[++n] = $1; name[$1] = $2 }
 	     END { for (i = 1; i <= n; i++) {
 		     t = o[i]; a = t in v ? v[t] : "missing"; b = t in p ? p[t] : "missing"
 		     # Passed in the retry, or absent from a retry its program passed.
 		     prog = split(t, c, "/") > 2 ? c[1] "/" c[2] : ""
-		     if (prog != "" && !(t in r)) r[t] = r[prog]
+		     ran = t in r	# the case itself, not only its program
+		     if (prog != "" && !ran) r[t] = r[prog]
 		     if (b != "pass" && b != a && r[t] == "pass") b = "flaky"
 		     else if (b != "pass" && b != a && t !~ /^kselftests\// &&
-			      (t in rr) && rr[t] != "pass" && (t in k) && k[t] == b)
+			      ran && (t in k) && k[t] == b)
 			     b = b "/off-" k[t]
 		     print name[t], a, b } }' \
 		<(parse "$1") <(parse "$2") <(parse "${3:-/dev/null}") \
 		<(parse "${4:-/dev/null}")
+}
+
+# regressed VANILLA PATCHED [RETRY]: the programs (group/binary, comma
+# separated) with a test that passed on vanilla, or ended otherwise
+# there, and neither passed on the patched kernel nor in the retry.
+regressed() {
+	table "$@" | awk '$3 != "pass" && $3 != "flaky" && $3 != $2 {
+		split($1, c, "/"); print c[1] "/" c[2] }' | sort -u | paste -sd, -
 }
 
 report() {
@@ -213,9 +222,7 @@ compare() {
 	# Under TCG some tests are timing-bound (epoll60 busy-waits for ten
 	# threads 300 times within 30 s): programs with a test that passed on
 	# vanilla but not here run once more, alone, on the patched kernel.
-	again=$(table "$LOGS/$vtag.log" "$LOGS/$ptag.log" |
-		awk '$3 != "pass" && $3 != $2 { split($1, c, "/"); print c[1] "/" c[2] }' |
-		sort -u | paste -sd, -)
+	again=$(regressed "$LOGS/$vtag.log" "$LOGS/$ptag.log")
 	if [ -n "$again" ]; then
 		log "kselftests: again on ${KOUT_PREFIX:-}$ARCH-$cfg: $again"
 		tr=$(CONFIG=$cfg KS_ARGS=$again boot_ks "$ptag-retry")
@@ -226,10 +233,7 @@ compare() {
 		# time limit can fail on the debug build alone (epoll60:
 		# 2026-12-07). It runs the programs together in their lanes, and
 		# a prefix filter takes in more programs than the ones named.
-		still=$(table "$LOGS/$vtag.log" "$LOGS/$ptag.log" "$LOGS/$ptag-retry.log" |
-			awk '$3 != "pass" && $3 != "flaky" && $3 != $2 {
-				split($1, c, "/"); print c[1] "/" c[2] }' |
-			sort -u | paste -sd, -)
+		still=$(regressed "$LOGS/$vtag.log" "$LOGS/$ptag.log" "$LOGS/$ptag-retry.log")
 		if [ -n "$still" ]; then
 			log "kselftests: with the feature off on ${KOUT_PREFIX:-}$ARCH-$cfg: $still"
 			to=$(CONFIG=$cfg KS_ARGS="feature=off,$still" boot_ks "$ptag-off")
