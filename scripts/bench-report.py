@@ -273,7 +273,8 @@ def judge_all(verdicts):
 ZERO = 0.005   # a built-in-but-off difference above this must be explained
 
 # Metrics that count events rather than cost time: no "on vs off" cost.
-COUNTS = ("wakeups", "count", "reclaimed", "repopulated")
+COUNTS = ("wakeups", "count", "reclaimed", "repopulated", "skipped_slots",
+          "busy_slots")
 
 
 def zero_cost(cost, n):

@@ -25,6 +25,11 @@ matrix=${CHECK_MATRIX:-"x86_64:base:smoke_kstack
 	x86_64:rkdebug:all
 	x86_64:rkdebug:bootparam:reclaimable_stacks=maybe,rk.expect_enabled=1
 	arm64:rkstack:all:skip-ok=reclaim_pressure/*flush*,skip-ok=reclaim_lockdep/*"}
+# feature_cfg ARCH: the first feature config (rk*) the matrix has for ARCH.
+feature_cfg() {
+	for e in $matrix; do echo "$e"; done |
+		awk -F: -v a="$1" '!c && $1 == a && $2 ~ /^rk/ { c = $2 } END { if (c) print c }'
+}
 t0=$(date +%s)
 # $LOGS/results: the one file every script shared before results.d.
 rm -rf "$RESULTS_D" "$LOGS/results"
@@ -83,8 +88,7 @@ done
 # the first feature config the matrix has for the arch, so nothing extra is built.
 if [ "${CHECK_SMOKE:-1}" = 1 ]; then
 	for a in $(for e in $matrix; do echo "${e%%:*}"; done | sort -u); do
-		c=$(for e in $matrix; do echo "$e"; done | awk -F: -v a="$a" \
-			'$1 == a && $2 ~ /^rk/ { print $2; exit }')
+		c=$(feature_cfg "$a")
 		[ -n "$c" ] || continue
 		log "demo and bench smoke runs on $a-$c"
 		ARCH=$a DEMO_CONFIG=$c DEMO_PROCS=2 DEMO_THREADS=100 DEMO_HOG_MB=16 \
@@ -94,11 +98,19 @@ if [ "${CHECK_SMOKE:-1}" = 1 ]; then
 	done
 fi
 
+# The instrument of make bench's verdicts: two short boots of the x86_64
+# base kernel on the icount clock, whose instruction counts must agree
+# within 0.3 % (scripts/bench-instrument.sh; CHECK_INSTRUMENT=0 skips it;
+# about 30 s).
+if [ "${CHECK_INSTRUMENT:-1}" = 1 ]; then
+	ARCH=x86_64 "$TOP/scripts/bench-instrument.sh" > "$LOGS/bench-instrument.out" 2>&1 || true
+fi
+
 # The kernel tree's futex, epoll, timers and sigaltstack selftests on the
 # unpatched kernel and on the matrix's x86_64 feature config, compared test
 # by test (scripts/kselftests.sh; CHECK_KSELFTESTS=0 skips them).
 if [ "${CHECK_KSELFTESTS:-1}" = 1 ]; then
-	c=$(for e in $matrix; do echo "$e"; done | awk -F: '$1 == "x86_64" && $2 ~ /^rk/ { print $2; exit }')
+	c=$(feature_cfg x86_64)
 	[ -z "$c" ] || ARCH=x86_64 KS_CONFIG=$c KS_BASE=${CHECK_KS_BASE:-base} \
 		"$TOP/scripts/kselftests.sh" check || true
 fi

@@ -47,6 +47,7 @@ done
 if [ -d "$BUILD/$ARCH-kselftests" ]; then
 	cp -r "$BUILD/$ARCH-kselftests" "$root/kselftests"
 	ln -s ../kselftests/run "$root/bench/kselftests"
+	ln -s ../kselftests/rate "$root/bench/ksrate"
 fi
 
 # Written aside and renamed: other guests may be booting the current one.

@@ -5,8 +5,9 @@
 # the unpatched 6.12 and on the feature kernel, compared test by test.
 #   build    build them statically with the selftests' Makefiles ($TEST_CC,
 #            uapi headers from $HDR) into $BUILD/$ARCH-kselftests/, with the
-#            guest runner guest/kselftests; initramfs.sh copies that
-#            directory to /kselftests and the runner to /bench/kselftests
+#            guest runner guest/kselftests (and guest/ksrate, for
+#            scripts/ks-rate.sh); initramfs.sh copies that directory to
+#            /kselftests and links the two as /bench/kselftests, ksrate
 #   compare  build, rebuild the initramfs, boot CONFIG=vanilla and the
 #            feature kernel (KS_CONFIG, default rkstack; KOUT_PREFIX
 #            applies to it only) with "kselftests", then report
@@ -55,6 +56,7 @@ build() {
 			$progs || return 1
 	done
 	install -m 755 "$TOP/guest/kselftests" "$out/run"
+	install -m 755 "$TOP/guest/ksrate" "$out/rate"
 	cp "$list" "$out/list"
 	touch "$out/.stamp"
 	log "kselftests for $ARCH in $out"
