@@ -50,8 +50,9 @@ rm -f "$LOGS/$tag.log"
 CONFIG=$cfg BOOT_TCG=single BOOT_TIMEOUT=$((3600 * TIME_SCALE)) \
 	"$TOP/scripts/boot.sh" "$tag" ksrate "$args" > /dev/null || true
 
-: > "$(results_file)"
-python3 - "$prog" "$LOGS/$tag.log" <<'EOF' | tee -a "$(results_file)"
+# Judged into a file of its own, which replaces the results only if the
+# judge ran to its end: a crash leaves the "did not finish" FAIL.
+python3 - "$prog" "$LOGS/$tag.log" > "$LOGS/$tag.judged" <<'EOF'
 import math, re, sys
 
 prog, console = sys.argv[1], sys.argv[2]
@@ -83,7 +84,14 @@ def fisher(a, b, c, d):
                         if p(x) <= obs * (1 + 1e-9)))
 
 
-n_on, f_on, n_off, f_off = on["runs"], on["failed"], off["runs"], off["failed"]
+# A skipped run is neither a pass nor a failure: out of the comparison.
+n_on, f_on = on["runs"] - on["skipped"], on["failed"]
+n_off, f_off = off["runs"] - off["skipped"], off["failed"]
+if on["skipped"] or off["skipped"]:
+    print(f"# the program skipped {on['skipped']} runs on and {off['skipped']} off: left out")
+if n_on <= 0 or n_off <= 0:
+    print(f"SKIP {name}/compared: every run skipped in a mode")
+    sys.exit()
 pv = fisher(f_on, n_on - f_on, f_off, n_off - f_off)
 print(f"# {prog}: feature on {f_on}/{n_on} failed, off {f_off}/{n_off}; Fisher p = {pv:.3g}")
 print(f"# with the feature on, {on['runs_reclaimed']} runs had a stack of the program"
@@ -97,8 +105,6 @@ least = next((r for r in range(f_off + 1, n_on + 1)
               if fisher(r, n_on - r, f_off, n_off - f_off) < 0.05), None)
 if off["runs_reclaimed"]:
     print(f"FAIL {name}/setup: {off['runs_reclaimed']} runs with the feature off had a stack reclaimed")
-elif on["skipped"] or off["skipped"]:
-    print(f"SKIP {name}/compared: the program skipped ({on['skipped']} runs on, {off['skipped']} off)")
 elif f_on * n_off > f_off * n_on and pv < 0.05:
     print(f"FAIL {name}/feature-raises-failures: {f_on}/{n_on} on against {f_off}/{n_off} off, p = {pv:.3g}")
 elif not on["attributed"] or not on["runs_reclaimed"]:
@@ -111,5 +117,7 @@ else:
         print(f"# {least}/{n_on} failed runs ({100 * least / n_on:.1f} %) with the feature on"
               " would have been significant (a true rate that high is caught about half the time)")
 EOF
+cat "$LOGS/$tag.judged"
+mv "$LOGS/$tag.judged" "$(results_file)"
 results_total "$(results_file)"
 [ "$(results_count FAIL "$(results_file)")" -eq 0 ]
