@@ -404,7 +404,7 @@ int main(int argc, char **argv)
 	rk_sleep_ms(1000);
 	full = rk_kernel_stack_kb();
 	/* This thread only: the waiters stay SCHED_OTHER, so eligible. */
-	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK,
+	if (sched_setscheduler(0, SCHED_FIFO,
 			       &(struct sched_param){ .sched_priority = 1 }))
 		rk_usage("cannot make the driver SCHED_FIFO: %s", strerror(errno));
 

@@ -21,7 +21,8 @@ rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,mnt,tests,etc}
 cp "$BUSYBOX" "$root/bin/busybox"
 for t in sh mount umount mkdir cat echo grep sed awk sleep poweroff sync \
-	 ls dmesg head tail wc cut tr seq date uname true false test ps kill; do
+	 ls dmesg head tail wc cut tr seq date uname true false test ps kill \
+	 basename dirname nproc rm rmdir timeout touch; do
 	ln -s busybox "$root/bin/$t"
 done
 install -m 755 "$TOP/guest/init" "$root/init"

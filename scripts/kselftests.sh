@@ -6,7 +6,8 @@
 #   build    build them statically with the selftests' Makefiles ($TEST_CC,
 #            uapi headers from $HDR) into $BUILD/$ARCH-kselftests/, with the
 #            guest runner guest/kselftests (and guest/ksrate, for
-#            scripts/ks-rate.sh); initramfs.sh copies that directory to
+#            scripts/ks-rate.sh; both force reclaim with guest/ksdrop,
+#            /kselftests/drop); initramfs.sh copies that directory to
 #            /kselftests and links the two as /bench/kselftests, ksrate
 #   compare  build, rebuild the initramfs, boot CONFIG=vanilla and the
 #            feature kernel (KS_CONFIG, default rkstack; KOUT_PREFIX
@@ -57,6 +58,7 @@ build() {
 	done
 	install -m 755 "$TOP/guest/kselftests" "$out/run"
 	install -m 755 "$TOP/guest/ksrate" "$out/rate"
+	install -m 755 "$TOP/guest/ksdrop" "$out/drop"
 	cp "$list" "$out/list"
 	touch "$out/.stamp"
 	log "kselftests for $ARCH in $out"
