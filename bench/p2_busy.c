@@ -29,6 +29,16 @@
  * Meanwhile a memory hog in a sibling cgroup maps, touches and unmaps
  * hog_mb= MiB (64) every 200 ms, with the parent's memory.high 8 MiB
  * above where it started, so memcg reclaim keeps calling the shrinker.
+ * With hold_mb=N it first maps and touches N MiB that it keeps for the
+ * whole run, so that hog_mb= can be a small churn on top: pressure
+ * that stays, not a 64 MiB sawtooth every 200 ms. The hog's CPU time
+ * is reported per run (metric hog_cpu_ms): with the feature off
+ * nothing in the cgroup is reclaimable and the hog sleeps throttled
+ * above memory.high, with it on it gets its memory and runs, and on
+ * two vCPUs its running is felt by every wakeup; that share of the
+ * on/off latency ratio is the hog's work, not the feature's. A run with
+ * hold_mb= reports as bench p2_hold<hold_mb>_<hog_mb> (p2_busy's
+ * targets are not judged on it).
  * Reclaim takes about what the pressure asks for, so the default asks
  * for more than the population's reclaimable stack memory (4,000 x 12
  * KiB, 47 MiB): the steady state P2's target is about, every idle stack
@@ -61,6 +71,7 @@
 #include <stdbool.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -78,7 +89,7 @@ struct waiter {
 };
 
 static struct waiter w[MAX_THREADS];
-static int nthreads, stop, hog_mb;
+static int nthreads, stop, hog_mb, hold_mb;
 static double lat[MAX_SAMPLES];
 static int nlat;
 static char bench[32] = "p2_busy";
@@ -119,6 +130,16 @@ static int hog(void)
 {
 	if (rk_write_file(CG "/hog/cgroup.procs", "0"))
 		return 10;
+	if (hold_mb) {
+		size_t sz = (size_t)hold_mb << 20;
+		char *p = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 11;
+		for (size_t j = 0; j < sz; j += 4096)
+			p[j] = 1;
+	}
 	/*
 	 * mmap, not malloc: glibc raises its mmap threshold to the size of
 	 * a freed mapping up to 32 MiB, after which a malloc of that size
@@ -160,7 +181,9 @@ static long kernel_stack_kb(int fd)
  * The hog server: forked before any thread exists, it starts a hog on
  * 'g' and kills it on 's', answering each with the byte it got once
  * done, or with 'x' to 's' if the hog had ended by itself (it could not
- * join its cgroup or map its memory: the run had no pressure).
+ * join its cgroup or map its memory: the run had no pressure). Every
+ * answer is followed by a long: the CPU time in microseconds (user and
+ * system) of the hog it stopped, 0 for the others.
  */
 static int hog_cmd[2], hog_ack[2];
 
@@ -168,10 +191,12 @@ static void hog_serve(void)
 {
 	pid_t h = 0;
 	char c;
+	long cpu_us;
 
 	close(hog_cmd[1]);
 	close(hog_ack[0]);
 	while (read(hog_cmd[0], &c, 1) == 1) {
+		cpu_us = 0;
 		if (c == 'g' && !h) {
 			h = fork();
 			if (!h) {
@@ -182,17 +207,22 @@ static void hog_serve(void)
 			if (h < 0)
 				h = 0;
 		} else if (c == 's' && h > 0) {
+			struct rusage ru = { 0 };
 			int st;
 
 			kill(h, SIGKILL);
-			waitpid(h, &st, 0);
+			if (wait4(h, &st, 0, &ru) != h)
+				st = 0;
 			if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
 				c = 'x';
+			cpu_us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L +
+				 ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 			h = 0;
 		} else {
 			c = 'x';
 		}
-		if (write(hog_ack[1], &c, 1) != 1)
+		if (write(hog_ack[1], &c, 1) != 1 ||
+		    write(hog_ack[1], &cpu_us, sizeof(cpu_us)) != sizeof(cpu_us))
 			break;
 	}
 	if (h > 0) {
@@ -202,12 +232,16 @@ static void hog_serve(void)
 	_exit(0);
 }
 
-/* Command @c to the hog server: false if it failed. */
-static bool hog_tell(char c)
+/*
+ * Command @c to the hog server: false if it failed. The CPU time of the
+ * hog it stopped goes to @cpu_us.
+ */
+static bool hog_tell(char c, long *cpu_us)
 {
 	char ack;
 
-	if (write(hog_cmd[1], &c, 1) != 1 || read(hog_ack[0], &ack, 1) != 1) {
+	if (write(hog_cmd[1], &c, 1) != 1 || read(hog_ack[0], &ack, 1) != 1 ||
+	    read(hog_ack[0], cpu_us, sizeof(*cpu_us)) != sizeof(*cpu_us)) {
 		fprintf(stderr, "%s: the hog server is gone\n", bench);
 		exit(1);
 	}
@@ -270,7 +304,7 @@ static double run(const char *m, int r, int seconds, long base, long full,
 	long skipped = 0, busy = 0;
 	long gap_ns = 100000000L / per_tick;
 	struct timespec next;
-	long high, kb;
+	long high, kb, hog_us;
 	char buf[32];
 
 	for (int i = 0; i < nthreads; i++)
@@ -284,7 +318,7 @@ static double run(const char *m, int r, int seconds, long base, long full,
 	outcomes_read(before);
 	memset(samples, 0, sizeof(samples));
 	random();	/* its state touched now, not under pressure */
-	if (!hog_tell('g'))
+	if (!hog_tell('g', &hog_us))
 		return NAN;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (int t = 0; t < ticks; t++) {
@@ -316,11 +350,14 @@ static double run(const char *m, int r, int seconds, long base, long full,
 		    (kb = kernel_stack_kb(fd)) >= 0)
 			samples[ns++] = 100.0 * (full - kb) / (full - base);
 	}
-	if (!hog_tell('s')) {
+	if (!hog_tell('s', &hog_us)) {
 		printf("%s: %s: the hog ended by itself: no pressure\n", bench, m);
 		rk_write_file(CG "/memory.high", "max");
 		return NAN;
 	}
+	printf("%s: %s: the hog ran %.0f ms of CPU in the %d s run\n",
+	       bench, m, hog_us / 1000.0, seconds);
+	rk_report(bench, m, r, "hog_cpu_ms", hog_us / 1000.0);
 	outcomes_print(m, before);
 	printf("%s: %s: of %d wakeup slots, %ld skipped (missed by more than one gap, %ld ns), %ld found their thread still busy\n",
 	       bench, m, ticks * per_tick, skipped, gap_ns, busy);
@@ -349,7 +386,8 @@ static void min_age_set(long ms)
 int main(int argc, char **argv)
 {
 	static const char *const keys[] = { "rounds", "threads", "seconds",
-					    "min_age_ms", "aa", "hog_mb", NULL };
+					    "min_age_ms", "aa", "hog_mb", "hold_mb",
+					    NULL };
 	static double all[2][MAX_SAMPLES];
 	int rounds, seconds, nall[2] = { 0, 0 };
 	long min_age_ms;
@@ -362,12 +400,15 @@ int main(int argc, char **argv)
 	nthreads = rk_arg_long(argc, argv, "threads", 4000, 100, MAX_THREADS);
 	seconds = rk_arg_long(argc, argv, "seconds", 20, 3, 600);
 	hog_mb = rk_arg_long(argc, argv, "hog_mb", 64, 1, 1024);
+	hold_mb = rk_arg_long(argc, argv, "hold_mb", 0, 0, 1024);
 	min_age_ms = rk_arg_long(argc, argv, "min_age_ms", -1, 0, 60000);
 	rk_aa_arg(argc, argv);
 	if (!rk_have_feature())
 		rk_usage("P2 compares the feature on and off: boot the feature build");
 	if (min_age_ms >= 0)
 		min_age_set(min_age_ms);
+	if (hold_mb)
+		snprintf(bench, sizeof(bench), "p2_hold%d_%d", hold_mb, hog_mb);
 
 	/* Before any thread or array is touched: see the hog server. */
 	/* A write to a gone peer fails with EPIPE, and is handled. */
