@@ -32,7 +32,8 @@ consoles=()
 for b in 1 2; do
 	tag=instrument-$ARCH-b$b
 	rm -f "$LOGS/$tag.log"
-	CONFIG=$cfg BOOT_CLOCK=icount KERNEL_ARGS="${KERNEL_ARGS:-} nokaslr norandmaps" \
+	# The kernel arguments of make bench's icount boots (bench.sh).
+	CONFIG=$cfg BOOT_CLOCK=icount KERNEL_ARGS="${KERNEL_ARGS:-} nokaslr norandmaps $ICOUNT_KARGS" \
 		"$TOP/scripts/boot.sh" "$tag" p3_hotpath "$args" > /dev/null || true
 	consoles+=("$LOGS/$tag.log")
 done

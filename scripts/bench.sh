@@ -16,7 +16,7 @@
 #   feature build to measure: rkstack; make check's smoke uses its own),
 #   BENCH_KARGS (kernel arguments of every boot: nokaslr norandmaps),
 #   BENCH_ICOUNT_KARGS (added to the boots on the icount clock:
-#   clearcpuid=erms, see below).
+#   ICOUNT_KARGS of lib.sh, on x86_64 clearcpuid=erms, see below).
 # A program's argument clock=wall|icount boots it on that clock whatever
 # BENCH_CLOCK says (tools_ab's cyclictest: see its entry below).
 . "$(dirname "$0")/lib.sh"
@@ -111,16 +111,27 @@ results_open "bench-$ARCH-report"
 # example, how many page-table pages fork copies. Whether this narrows
 # the A/A spread has not been measured yet.
 kargs=${BENCH_KARGS-nokaslr norandmaps}
-# icount counts each iteration of a rep-prefixed string instruction as
-# one instruction. With ERMS (QEMU's "max" CPU has it) clear_page() is
-# one rep stosb per page, 4,096 counted where the hardware retires one
-# instruction and a loop of plain stores would be 512 or so: a path that
-# zeroes pages (the deferred repopulation, a fault of the P2 hog) weighed
-# eight times what it would weigh as ordinary code. Without ERMS the
-# kernel clears a page with rep stosq, 512 counted. On every kernel of
-# the comparison alike (the unpatched one included); wall-clock boots
-# keep the CPU as it is.
-icount_kargs=${BENCH_ICOUNT_KARGS-clearcpuid=erms}
+# x86_64: icount counts each iteration of a rep-prefixed string
+# instruction as one instruction. With ERMS (QEMU 7.2's "max" CPU has
+# it, not FSRM or FSRS) clear_page() is one rep stosb per page, 4,096
+# counted where the hardware retires one instruction; without it the
+# kernel uses rep stosq (this CPU model has REP_GOOD), 512 counted, or
+# its unrolled loop of plain stores, about 700: so with ERMS a path that
+# zeroes pages (the deferred repopulation, the pool refill, a fault of
+# the P2 hog) weighs eight times what the same work weighs as ordinary
+# code. clearcpuid=erms changes the kernel's view only (user space
+# still sees ERMS), and with it also user copies of 64 bytes or more
+# (rep movsq, not movsb), memmove of 32 or more and copy_mc; not
+# memcpy, memset or copy_page, which without FSRM/FSRS never used rep
+# movsb/stosb here. On QEMU 8.0 or later, whose "max" CPU adds FSRM and
+# FSRS, memcpy, memset and the user copies would stay per byte whatever
+# ERMS says. It is an instrument choice, and it favours the feature's
+# dearest paths (which zero pages): neither 4,096 nor 512 is what a
+# page clear costs in cycles. It applies to every kernel of the
+# comparison alike, the unpatched one included; wall-clock boots keep
+# the CPU as it is. It taints the kernel (S, "CPU out of spec"), which
+# nothing here checks. BENCH_ICOUNT_KARGS= gives the ERMS view back.
+icount_kargs=${BENCH_ICOUNT_KARGS-$ICOUNT_KARGS}
 consoles=()
 run() { # config tag prog:args
 	local cfg=$1 tag=$2 prog=${3%%:*} args= bclock=$clock name bkargs=$kargs
@@ -164,6 +175,7 @@ done
 	echo "Command: \`make bench\` (BENCH_ROUNDS=$rounds BENCH_SMOKE=$smoke BENCH_VANILLA=$vanilla BENCH_CLOCK=$clock BENCH_BOOTS=$boots BENCH_AA=$aa${BENCH_PROGS:+ BENCH_PROGS=\"$BENCH_PROGS\"});"
 	echo "kernel: $SRC_PKG $(src_version) + series; QEMU TCG, 2 vCPUs: compare ratios only."
 	echo "Kernel arguments of every boot: ${kargs:-none}; of the boots on the icount clock, also: ${icount_kargs:-none} (see bench.sh)."
+	echo "QEMU: $($QEMU --version | head -n 1), $QEMU_MACHINE."
 	if [ "$clock" = icount ]; then
 		echo "Clock: icount (guest time = instructions executed, 1 ns each:"
 		echo "figures labelled µs are thousands of guest instructions, not cycles)."

@@ -84,6 +84,9 @@ x86_64)
 	# Multi-threaded TCG mishandles x86 text patching: see boot.sh.
 	BOOT_TCG_DEFAULT=single
 	QEMU_MACHINE="-machine q35 -cpu max"
+	# Kernel arguments of a benchmark boot on the icount clock: see
+	# bench.sh.
+	ICOUNT_KARGS=clearcpuid=erms
 	QEMU_CONSOLE=ttyS0
 	QEMU_PANIC_DEV="-device pvpanic"
 	TEST_CC=gcc
@@ -107,6 +110,7 @@ arm64)
 	# pauth-impdef: QEMU's own pointer-authentication hash, far cheaper
 	# under TCG than the architected QARMA5.
 	QEMU_MACHINE="-machine virt -cpu max,pauth-impdef=on"
+	ICOUNT_KARGS=
 	QEMU_CONSOLE=ttyAMA0
 	QEMU_PANIC_DEV="-device pvpanic-pci"
 	TEST_CC=aarch64-linux-gnu-gcc
