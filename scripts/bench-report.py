@@ -275,9 +275,11 @@ ZERO = 0.005   # a built-in-but-off difference above this must be explained
 # Metrics that count events rather than cost time: no "on vs off" cost.
 # P2's hog_user_ms and hog_sys_ms: how much the hog ran (which the
 # feature lets it do; its system time also holds the reclaim it ran, the
-# stack shrinker's included): shown, not judged.
+# stack shrinker's included): shown, not judged. given_back_pct is what
+# the feature is for, judged by the targets (P1, P2), never as a cost
+# (a p2_hold<N>_<M> run has none).
 COUNTS = ("wakeups", "count", "reclaimed", "repopulated", "skipped_slots",
-          "busy_slots", "hog_user_ms", "hog_sys_ms")
+          "busy_slots", "hog_user_ms", "hog_sys_ms", "given_back_pct")
 
 
 def zero_cost(cost, n):
